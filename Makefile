@@ -1,0 +1,59 @@
+# Agents UI: `make run` serves the product, `make test` runs every test. Both set themselves up.
+SHELL := /bin/bash
+HOST ?= 127.0.0.1
+PORT ?= 8000
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.requirements-installed
+export DEBUG ?= true
+export AGENTS_UI_PUBLIC_URL ?= http://$(HOST):$(PORT)
+
+.PHONY: run test test-unit test-e2e bench setup lint format clean
+
+# The first Python 3.12+ on PATH (pyenv's shim honours .python-version).
+$(PY):
+	@for candidate in python3 python3.13 python3.12 python3.14 python; do \
+	  if command -v $$candidate >/dev/null 2>&1 && $$candidate -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
+	    echo "Creating $(VENV) with $$($$candidate --version)"; $$candidate -m venv $(VENV) && exit 0; \
+	  fi; \
+	done; echo "Python 3.12 or newer is needed: install it and run make again." >&2; exit 1
+
+$(STAMP): requirements.txt | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+
+setup: $(STAMP)
+	$(PY) manage.py migrate --no-input -v 0
+
+run: setup
+	$(PY) manage.py ensure_admin
+	$(PY) manage.py setup_demo_agents
+	@echo "Agents UI on http://$(HOST):$(PORT)/  (admin: http://$(HOST):$(PORT)/admin/)"
+	$(VENV)/bin/uvicorn project.asgi:application --host $(HOST) --port $(PORT) --log-level warning
+
+# Browser tests run in their own pytest process: Playwright's sync API and asyncio tests do not mix.
+test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/pytest
+	AGENTS_UI_E2E=1 DJANGO_ALLOW_ASYNC_UNSAFE=true $(VENV)/bin/pytest tests/e2e
+
+test-unit: setup
+	$(VENV)/bin/pytest
+
+test-e2e: setup
+	AGENTS_UI_E2E=1 DJANGO_ALLOW_ASYNC_UNSAFE=true $(VENV)/bin/pytest tests/e2e
+
+bench: setup
+	$(PY) -m benchmarks
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) staticfiles .test-db-*

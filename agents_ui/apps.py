@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AgentsUiConfig(AppConfig):
+    name = "agents_ui"
+    verbose_name = "Agents UI"

@@ -1,0 +1,188 @@
+"""Settings for Agents UI, read from the environment in this one place.
+
+Every knob is an environment variable with a development default. With DEBUG off (the default
+outside `make run`/tests), a SECRET_KEY must be given and the secure-deployment settings apply, so
+`DEBUG=false SECRET_KEY=... manage.py check --deploy` is clean.
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def cache_from_url(url: str) -> dict:
+    """`locmem://` (default) or `redis://host:port/db` / `rediss://...` into a CACHES entry."""
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    if url.startswith("locmem://") or not url:
+        return {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": url[9:] or "agents-ui",
+        }
+    if url.startswith("dummy://"):
+        return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+    raise ImproperlyConfigured(f"CACHE_URL {url!r}: use locmem://, redis:// or rediss://")
+
+
+# --- Core -----------------------------------------------------------------------------------------
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+    SECRET_KEY = "django-insecure-development-only-key-do-not-use-in-production"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "agents_ui",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "project.urls"
+ASGI_APPLICATION = "project.asgi.application"
+WSGI_APPLICATION = "project.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.csp",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Data -----------------------------------------------------------------------------------------
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        conn_max_age=0,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets streaming writers and page readers work at once; a busy timeout instead of
+    # "database is locked" under concurrent runs.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CACHES = {
+    "default": cache_from_url(os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL") or "locmem://")
+}
+
+# --- Auth -----------------------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "catalogue"
+LOGOUT_REDIRECT_URL = "login"
+
+# --- Internationalisation -------------------------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files ---------------------------------------------------------------------------------
+# Served by the ASGI application itself (project/asgi.py), so one uvicorn process is the whole product.
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
+
+# --- Security -------------------------------------------------------------------------------------
+# A strict policy: scripts only from this origin with the per-request nonce (htmx and its SSE
+# extension are static files), no inline styles (htmx's indicator styles are in our CSS).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "font-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SESSION_COOKIE_HTTPONLY = True
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", 60 * 60 * 24 * 365))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+
+# --- Logging --------------------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "agents_ui": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    },
+}
+
+# --- Agents UI ------------------------------------------------------------------------------------
+# Register the embedded demo agents automatically on first start.
+AGENTS_UI_DEMO_AUTOREGISTER = env_bool("AGENTS_UI_DEMO_AUTOREGISTER", True)
+# Seconds between two deltas of a demo agent's answer (0 in tests: as fast as possible).
+AGENTS_UI_DEMO_PACING = float(os.environ.get("AGENTS_UI_DEMO_PACING", "0.03"))
+# The base URL the server is reachable at, used to register the demo agents.
+AGENTS_UI_PUBLIC_URL = os.environ.get("AGENTS_UI_PUBLIC_URL", "http://127.0.0.1:8000")
+# How long a discovered declaration is trusted before it is fetched again.
+AGENTS_UI_DISCOVERY_TTL = int(os.environ.get("AGENTS_UI_DISCOVERY_TTL", "300"))

@@ -1,0 +1,69 @@
+"""Shared fixtures: an ASGI live server (uvicorn in a thread of the test process) and test data."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+
+# Browser tests need their own process (Playwright's sync API breaks asyncio tests that share one):
+# `pytest` runs everything else, `AGENTS_UI_E2E=1 pytest tests/e2e` runs them (see the Makefile).
+collect_ignore_glob = [] if os.environ.get("AGENTS_UI_E2E") else ["e2e/*"]
+
+
+class LiveASGIServer:
+    """uvicorn serving the project's ASGI application from a thread, so streaming really streams.
+
+    It runs in this process, so it sees the test database (a file, see project.test_settings).
+    """
+
+    def __init__(self) -> None:
+        from project.asgi import application
+
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self.port = self._sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(application, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
+        )
+
+    def start(self) -> None:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the ASGI live server did not start")
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=5)
+        self._sock.close()
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup, django_db_blocker) -> Iterator[LiveASGIServer]:
+    # The server thread opens its own database connections: let it.
+    with django_db_blocker.unblock():
+        server = LiveASGIServer()
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+@pytest.fixture
+def live_url(asgi_server: LiveASGIServer, transactional_db, settings) -> str:
+    """The live server's base URL; data written by the test is committed, so the server sees it."""
+    settings.AGENTS_UI_PUBLIC_URL = asgi_server.url
+    return asgi_server.url

@@ -1,0 +1,55 @@
+import pytest
+from django.core.exceptions import ValidationError
+
+from agents_ui.models import AgentEndpoint, validate_agent_url
+from tests.factories import make_endpoint
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [
+        ("ftp://agent.example.test/", "scheme"),
+        ("agent.example.test/run", "scheme"),
+        ("file:///etc/passwd", "scheme"),
+        ("https://user:secret@agent.example.test/", "credentials_in_url"),
+        ("https://token@agent.example.test/", "credentials_in_url"),
+    ],
+)
+def test_refused_agent_urls_say_why(url, code):
+    with pytest.raises(ValidationError) as info:
+        validate_agent_url(url)
+    assert info.value.code == code
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/demo-agents/x/", "https://agent.example.test/run"])
+def test_accepted_agent_urls(url):
+    validate_agent_url(url)
+
+
+@pytest.mark.django_db
+def test_credentials_in_url_are_refused_by_full_clean():
+    endpoint = AgentEndpoint(name="A", slug="a", base_url="https://u:p@agent.example.test/")
+    with pytest.raises(ValidationError) as info:
+        endpoint.full_clean()
+    assert "credential field" in str(info.value.message_dict["base_url"])
+
+
+@pytest.mark.django_db
+def test_custom_header_needs_a_name():
+    endpoint = AgentEndpoint(
+        name="A", slug="a", base_url="https://agent.example.test/", auth_kind="header", credential="x"
+    )
+    with pytest.raises(ValidationError) as info:
+        endpoint.full_clean()
+    assert "auth_header_name" in info.value.message_dict
+
+
+@pytest.mark.django_db
+def test_auth_headers_carry_the_credential():
+    bearer = make_endpoint(auth_kind="bearer", credential="tok")
+    header = make_endpoint(auth_kind="header", auth_header_name="X-Api-Key", credential="k")
+    none = make_endpoint(credential="")
+    assert bearer.auth_headers() == {"Authorization": "Bearer tok"}
+    assert header.auth_headers() == {"X-Api-Key": "k"}
+    assert none.auth_headers() == {}
+    assert bearer.host == "agent" + bearer.slug.split("-")[1] + ".example.test"
