@@ -27,6 +27,19 @@ def validate_agent_url(value: str) -> None:
         raise ValidationError("The URL has no host name.", code="no_host")
 
 
+class AgentEndpointQuerySet(models.QuerySet):
+    def usable_by(self, user) -> AgentEndpointQuerySet:
+        """Enabled endpoints this user may use: open to every signed-in user unless groups are set."""
+        enabled = self.filter(enabled=True)
+        if not user.is_authenticated:
+            return enabled.none()
+        if user.is_superuser:
+            return enabled
+        return enabled.filter(
+            models.Q(allowed_groups__isnull=True) | models.Q(allowed_groups__in=user.groups.all())
+        ).distinct()
+
+
 class AgentEndpoint(models.Model):
     """An agent the product can talk to: where it is, which protocol it speaks, how to authenticate."""
 
@@ -82,6 +95,8 @@ class AgentEndpoint(models.Model):
     overrides = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = AgentEndpointQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

@@ -186,3 +186,5 @@ AGENTS_UI_DEMO_PACING = float(os.environ.get("AGENTS_UI_DEMO_PACING", "0.03"))
 AGENTS_UI_PUBLIC_URL = os.environ.get("AGENTS_UI_PUBLIC_URL", "http://127.0.0.1:8000")
 # How long a discovered declaration is trusted before it is fetched again.
 AGENTS_UI_DISCOVERY_TTL = int(os.environ.get("AGENTS_UI_DISCOVERY_TTL", "300"))
+# Longest a page waits for one agent's discovery (its own timeouts apply when shorter).
+AGENTS_UI_DISCOVERY_TIMEOUT = float(os.environ.get("AGENTS_UI_DISCOVERY_TIMEOUT", "5"))

@@ -1,0 +1,35 @@
+"""The one place that turns an agent error into a sentence for the person using the page."""
+
+from __future__ import annotations
+
+from agents_ui.sdk import AgentError
+
+MESSAGES: dict[str, str] = {
+    "invalid_request": "The agent did not understand the request.",
+    "unsupported_capability": "The agent does not offer {capability}.",
+    "not_found": "The agent no longer knows this item.",
+    "approval_already_decided": "This request was already decided.",
+    "approval_expired": "This request expired before it was decided.",
+    "file_too_large": "The file is larger than the agent accepts.",
+    "unsupported_media_type": "The agent does not accept this type of file.",
+    "host_context_rejected": "The agent refused the page context it was sent.",
+    "sdk_version_unsupported": "The agent needs a newer version of this product's client.",
+    "rate_limited": "The agent is busy: too many requests.",
+    "spend_limit_exceeded": "The agent's spending limit is reached.",
+    "internal": "The agent failed while answering.",
+    "unreachable": "The agent cannot be reached.",
+    "timeout": "The agent did not answer in time.",
+    "protocol_error": "The agent answered in a form this product cannot read.",
+}
+
+
+def describe(error: AgentError) -> str:
+    """A clear message; never the credential, never a raw body."""
+    code = getattr(error, "code", "") or "internal"
+    template = MESSAGES.get(code, "The agent reported an error ({code}).")
+    capability = getattr(error, "capability", None) or "this feature"
+    text = template.format(code=code, capability=capability)
+    retry_after = getattr(error, "retry_after", None)
+    if retry_after:
+        text += f" Try again in {int(retry_after)} seconds."
+    return text

@@ -1,0 +1,244 @@
+"""Capability discovery: what each endpoint declares, fetched concurrently, cached, kept as history.
+
+Every endpoint is asked at once (a slow agent delays nobody but itself, up to its own timeout), the
+answers are cached for AGENTS_UI_DISCOVERY_TTL seconds, and every distinct answer is stored as a
+CapabilitySnapshot so admins can see how a declaration changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+import httpx
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+from pydantic import ValidationError
+
+from agents_ui.http import agent_http_client
+from agents_ui.models import AgentEndpoint, CapabilitySnapshot
+from agents_ui.sdk import (
+    SDK_VERSION,
+    AgentCapabilities,
+    AgUiAgent,
+    ExternalAgentClient,
+    PublicExternalAgentPolicy,
+)
+
+logger = logging.getLogger(__name__)
+
+Status = CapabilitySnapshot.Status
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What one endpoint's discovery route answered, as the pages need it."""
+
+    endpoint_id: int
+    protocol: str
+    status: str
+    source_url: str
+    checked_at: datetime
+    raw: dict[str, Any] | None = None
+    error: str = ""
+    # When unreachable: the last declaration it did give, and when.
+    last_known: dict[str, Any] | None = None
+    last_known_at: datetime | None = None
+
+    @property
+    def declaration(self) -> dict[str, Any] | None:
+        """The declaration the plan is built from: the current one, or the last known one."""
+        if self.status == Status.DECLARED:
+            return self.raw
+        if self.status == Status.UNREACHABLE:
+            return self.last_known
+        return None
+
+    @cached_property
+    def capabilities(self) -> AgentCapabilities | None:
+        if self.protocol != AgentEndpoint.Protocol.AGUI or self.declaration is None:
+            return None
+        return _parse(AgentCapabilities, self.declaration)
+
+    @cached_property
+    def policy(self) -> PublicExternalAgentPolicy | None:
+        if self.protocol != AgentEndpoint.Protocol.EXTERNAL or self.declaration is None:
+            return None
+        return _parse(PublicExternalAgentPolicy, self.declaration)
+
+    @property
+    def needs_newer_client(self) -> bool:
+        policy = self.policy
+        minimum = policy.sdk.min_version if policy and policy.sdk else None
+        return bool(minimum) and _version_tuple(minimum) > _version_tuple(SDK_VERSION)
+
+    @property
+    def min_version(self) -> str | None:
+        policy = self.policy
+        return policy.sdk.min_version if policy and policy.sdk else None
+
+
+def _parse(model: Any, data: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError:  # stored as declared, so it validated once; be safe with old snapshots
+        logger.warning("a stored declaration no longer validates", exc_info=True)
+        return None
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    parts = []
+    for piece in version.split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+def _cache_key(endpoint: AgentEndpoint) -> str:
+    # The endpoint's update time is part of the key: editing its URL or credential invalidates it.
+    return f"discovery:{endpoint.pk}:{endpoint.updated_at.timestamp():.6f}"
+
+
+def discovery_timeout(endpoint: AgentEndpoint) -> float:
+    """How long one discovery may take: the endpoint's own timeouts, capped for page rendering."""
+    return min(endpoint.connect_timeout + endpoint.read_timeout, settings.AGENTS_UI_DISCOVERY_TIMEOUT)
+
+
+def sdk_client(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> AgUiAgent | ExternalAgentClient:
+    """The SDK client for an endpoint, carrying its credential (server-side only)."""
+    timeout = httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout)
+    headers = endpoint.auth_headers()
+    if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
+        return ExternalAgentClient(
+            endpoint.base_url,
+            headers=headers,
+            timeout=timeout,
+            client=client,
+            policy_url=endpoint.discovery_url or None,
+        )  # PENDING-SDK
+    return AgUiAgent(
+        endpoint.base_url,
+        headers=headers,
+        timeout=timeout,
+        client=client,
+        discovery_url=endpoint.discovery_url or None,
+    )
+
+
+async def _fetch(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> Discovery:
+    agent = sdk_client(endpoint, client)
+    limit = discovery_timeout(endpoint)
+    try:
+        result = await asyncio.wait_for(agent.discover(), timeout=limit)
+    except TimeoutError:
+        return Discovery(
+            endpoint_id=endpoint.pk,
+            protocol=endpoint.protocol,
+            status=Status.UNREACHABLE,
+            source_url=agent.discovery_url,
+            checked_at=timezone.now(),
+            error=f"No answer within {limit:g} seconds.",
+        )
+    raw = result.raw if isinstance(result.raw, dict) else None
+    return Discovery(
+        endpoint_id=endpoint.pk,
+        protocol=endpoint.protocol,
+        status=result.status,
+        source_url=result.source_url,
+        checked_at=timezone.now(),
+        raw=raw,
+        error=result.error or "",
+    )
+
+
+def _content_hash(discovery: Discovery) -> str:
+    body = json.dumps({"status": discovery.status, "payload": discovery.raw}, sort_keys=True, default=str)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _record(discoveries: list[Discovery]) -> list[Discovery]:
+    """Store every distinct answer as a snapshot (one pass over the database for all endpoints)."""
+    if not discoveries:
+        return discoveries
+    ids = [d.endpoint_id for d in discoveries]
+    latest: dict[int, CapabilitySnapshot] = {}
+    last_declared: dict[int, CapabilitySnapshot] = {}
+    for snapshot in CapabilitySnapshot.objects.filter(endpoint_id__in=ids).order_by("-last_seen_at"):
+        latest.setdefault(snapshot.endpoint_id, snapshot)
+        if snapshot.status == Status.DECLARED:
+            last_declared.setdefault(snapshot.endpoint_id, snapshot)
+    now = timezone.now()
+    to_create, to_touch, enriched = [], [], []
+    for discovery in discoveries:
+        digest = _content_hash(discovery)
+        previous = latest.get(discovery.endpoint_id)
+        if previous is not None and previous.content_hash == digest:
+            to_touch.append(previous.pk)
+        else:
+            to_create.append(
+                CapabilitySnapshot(
+                    endpoint_id=discovery.endpoint_id,
+                    status=discovery.status,
+                    content_hash=digest,
+                    source=discovery.source_url[:500],
+                    payload=discovery.raw,
+                    error=discovery.error,
+                    last_seen_at=now,
+                )
+            )
+        known = last_declared.get(discovery.endpoint_id)
+        if discovery.status == Status.UNREACHABLE and known is not None:
+            discovery = Discovery(
+                **{**asdict(discovery), "last_known": known.payload, "last_known_at": known.last_seen_at}
+            )
+        enriched.append(discovery)
+    with transaction.atomic():
+        if to_create:
+            CapabilitySnapshot.objects.bulk_create(to_create)
+        if to_touch:
+            CapabilitySnapshot.objects.filter(pk__in=to_touch).update(last_seen_at=now)
+    return enriched
+
+
+async def discover(
+    endpoints: Iterable[AgentEndpoint], *, refresh: bool = False, client: httpx.AsyncClient | None = None
+) -> dict[int, Discovery]:
+    """Discovery for many endpoints at once: from the cache when fresh, else from the agents."""
+    endpoints = list(endpoints)
+    found: dict[int, Discovery] = {}
+    if not refresh:
+        cached = await cache.aget_many([_cache_key(e) for e in endpoints])
+        for endpoint in endpoints:
+            entry = cached.get(_cache_key(endpoint))
+            if entry is not None:
+                found[endpoint.pk] = Discovery(**entry)
+    missing = [e for e in endpoints if e.pk not in found]
+    if missing:
+        if client is None:
+            async with agent_http_client() as own_client:
+                fetched = await asyncio.gather(*(_fetch(e, own_client) for e in missing))
+        else:
+            fetched = await asyncio.gather(*(_fetch(e, client) for e in missing))
+        fetched = await sync_to_async(_record, thread_sensitive=True)(list(fetched))
+        await cache.aset_many(
+            {_cache_key(e): asdict(d) for e, d in zip(missing, fetched, strict=True)},
+            timeout=settings.AGENTS_UI_DISCOVERY_TTL,
+        )
+        found.update({d.endpoint_id: d for d in fetched})
+    return found
+
+
+async def discover_one(
+    endpoint: AgentEndpoint, *, refresh: bool = False, client: httpx.AsyncClient | None = None
+) -> Discovery:
+    return (await discover([endpoint], refresh=refresh, client=client))[endpoint.pk]
