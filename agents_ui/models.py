@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
@@ -168,3 +170,163 @@ class CapabilitySnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.endpoint} {self.get_status_display()} {self.content_hash[:8]}"
+
+
+class Conversation(models.Model):
+    """A user's thread with one agent. The AG-UI threadId is our id; external agents have their own."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    endpoint = models.ForeignKey(AgentEndpoint, on_delete=models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=200, blank=True)
+    remote_id = models.CharField(
+        max_length=200, blank=True, help_text="The external agent's conversation id, once created."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {str(self.id)[:8]}"
+
+    @property
+    def thread_id(self) -> str:
+        return str(self.id)
+
+    def get_absolute_url(self) -> str:
+        return reverse("conversation", kwargs={"slug": self.endpoint.slug, "conversation_id": self.id})
+
+
+class Run(models.Model):
+    """One call of the agent: the user's message (or a resume) in, a stream of events out."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting to start"
+        RUNNING = "running", "Running"
+        INTERRUPTED = "interrupted", "Waiting for approval"
+        COMPLETED = "completed", "Completed"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Stopped"
+
+    FINISHED = (Status.INTERRUPTED, Status.COMPLETED, Status.FAILED, Status.CANCELLED)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    # What was asked: {"kind": "message"|"resume", "message_id", "subagent", "resume": [...], ...}.
+    request = models.JSONField(default=dict)
+    error = models.TextField(blank=True)
+    event_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        get_latest_by = "created_at"
+
+    def __str__(self) -> str:
+        return f"Run {str(self.id)[:8]} ({self.get_status_display()})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in self.FINISHED
+
+
+class RunEvent(models.Model):
+    """The event log of a run, in the order received: what the agent said, as it said it."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=64)
+    payload = models.JSONField()
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="run_event_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.seq} {self.type}"
+
+
+class Message(models.Model):
+    """A message of a conversation. The user's is saved before the agent is called."""
+
+    class Role(models.TextChoices):
+        USER = "user", "User"
+        ASSISTANT = "assistant", "Assistant"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    run = models.ForeignKey(Run, on_delete=models.SET_NULL, null=True, blank=True, related_name="messages")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    remote_id = models.CharField(max_length=200, blank=True)
+    content = models.TextField(blank=True)
+    subagent = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.content[:40]}"
+
+
+class Attachment(models.Model):
+    """A file the user sent with a message, checked against the agent's policy before it left."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="attachments")
+    name = models.CharField(max_length=255)
+    mime_type = models.CharField(max_length=120)
+    size = models.PositiveBigIntegerField()
+    data = models.BinaryField()
+    remote_id = models.CharField(max_length=200, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ApprovalRecord(models.Model):
+    """A decision on an agent's request to act: who, when, what, and any edited arguments."""
+
+    class Decision(models.TextChoices):
+        APPROVED = "approved", "Approved"
+        APPROVED_WITH_EDITS = "approved_with_edits", "Approved with edits"
+        REJECTED = "rejected", "Rejected"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="approvals")
+    request_id = models.CharField(max_length=200, help_text="The interrupt id or approval id.")
+    tool_name = models.CharField(max_length=200, blank=True)
+    arguments = models.JSONField(default=dict, blank=True)
+    decision = models.CharField(max_length=24, choices=Decision.choices)
+    edited_arguments = models.JSONField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True)
+    decided_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "request_id"], name="one_decision_per_request")]
+
+    def __str__(self) -> str:
+        return f"{self.get_decision_display()} {self.tool_name}"
+
+
+class Feedback(models.Model):
+    """A thumbs up or down on an agent's answer (sent to the agent too where it takes interactions)."""
+
+    class Value(models.TextChoices):
+        UP = "up", "Helpful"
+        DOWN = "down", "Not helpful"
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    value = models.CharField(max_length=8, choices=Value.choices)
+    sent_to_agent = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["message", "user"], name="one_feedback_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.value} on {self.message_id}"
