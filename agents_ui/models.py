@@ -219,6 +219,8 @@ class Run(models.Model):
     request = models.JSONField(default=dict)
     error = models.TextField(blank=True)
     event_count = models.PositiveIntegerField(default=0)
+    # The agent's state document when the run ended (AG-UI sends it back on the next run).
+    state = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -257,6 +259,8 @@ class Message(models.Model):
     class Role(models.TextChoices):
         USER = "user", "User"
         ASSISTANT = "assistant", "Assistant"
+        # Sealed reasoning the agent asked to get back on the next turn; never shown.
+        REASONING = "reasoning", "Reasoning"
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
     run = models.ForeignKey(Run, on_delete=models.SET_NULL, null=True, blank=True, related_name="messages")
@@ -264,6 +268,8 @@ class Message(models.Model):
     remote_id = models.CharField(max_length=200, blank=True)
     content = models.TextField(blank=True)
     subagent = models.CharField(max_length=200, blank=True)
+    # An opaque blob (AG-UI encryptedValue) kept to send back to the agent, never rendered.
+    encrypted_value = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
