@@ -1,0 +1,1007 @@
+"""The plan of controls: every control against absent, false and true in each source.
+
+Declarations are built from wire JSON with the real models (ag_ui.core.AgentCapabilities and the
+SDK's policy models), exactly as discovery would parse them.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ag_ui.core import AgentCapabilities
+
+from agents_ui import decisions
+from agents_ui.decisions import (
+    CONTROL_NAMES,
+    Decision,
+    Observations,
+    Plan,
+    Reason,
+    UserAbilities,
+    decide,
+)
+from agents_ui.sdk.policy import Negotiated, PublicExternalAgentPolicy
+
+SHOWN, HIDDEN, DISABLED = Decision.SHOWN, Decision.HIDDEN, Decision.DISABLED
+
+
+def agui(**declaration: Any) -> AgentCapabilities:
+    return AgentCapabilities.model_validate(declaration)
+
+
+def external(**declaration: Any) -> PublicExternalAgentPolicy:
+    return PublicExternalAgentPolicy.model_validate(declaration)
+
+
+def granted(**negotiated: Any) -> Negotiated:
+    return Negotiated.model_validate({"streamProfile": "runtime-standard-v1", **negotiated})
+
+
+def links(plan: Plan, name: str) -> list[tuple[str, str, Any]]:
+    return [(reason.source, reason.field, reason.value) for reason in plan[name].reasons]
+
+
+def texts(plan: Plan, name: str) -> str:
+    return " | ".join(reason.text for reason in plan[name].reasons)
+
+
+def tool(name: str, **operation: Any) -> dict[str, Any]:
+    return {
+        "publicName": name,
+        "description": f"{name} things",
+        "operation": {"kind": "call", "sideEffectClass": "read", "idempotency": "idempotent", **operation},
+        "inputSchema": {"type": "object"},
+    }
+
+
+SUBAGENTS = [{"name": "writer", "description": "Writes"}, {"name": "critic"}]
+AGUI_TOOLS = [{"name": "search", "description": "Search the web", "parameters": {"type": "object"}}]
+
+
+# ------------------------------------------------------------------------------------------------
+# 1. What an AG-UI agent declares: absent, false and true for every control it can declare.
+
+AGUI_CASES = [
+    # control, declaration, decision, a reason (source, field, value) that must be in the chain
+    ("reasoning", {}, HIDDEN, ("declared", "reasoning.supported", None)),
+    ("reasoning", {"reasoning": {"supported": False}}, HIDDEN, ("declared", "reasoning.supported", False)),
+    ("reasoning", {"reasoning": {"supported": True}}, SHOWN, ("declared", "reasoning.supported", True)),
+    ("subagents", {}, HIDDEN, ("declared", "multiAgent.subagents", None)),
+    ("subagents", {"multiAgent": {"subagents": []}}, HIDDEN, ("declared", "multiAgent.subagents", [])),
+    ("subagents", {"multiAgent": {"supported": False}}, HIDDEN, ("declared", "multiAgent.supported", False)),
+    (
+        "subagents",
+        {"multiAgent": {"subagents": SUBAGENTS}},
+        SHOWN,
+        ("declared", "multiAgent.subagents", ["writer", "critic"]),
+    ),
+    ("upload", {}, HIDDEN, ("declared", "multimodal.input.pdf", None)),
+    (
+        "upload",
+        {
+            "multimodal": {
+                "input": {"image": False, "audio": False, "video": False, "pdf": False, "file": False}
+            }
+        },
+        HIDDEN,
+        ("declared", "multimodal.input.file", False),
+    ),
+    # One explicit false says nothing about the other modalities: still unknown.
+    ("upload", {"multimodal": {"input": {"image": False}}}, HIDDEN, ("default", "upload", None)),
+    ("upload", {"multimodal": {"input": {"pdf": True}}}, SHOWN, ("declared", "multimodal.input.pdf", True)),
+    ("approvals", {}, HIDDEN, ("declared", "humanInTheLoop.approvals", None)),
+    (
+        "approvals",
+        {"humanInTheLoop": {"approvals": False, "interrupts": False}},
+        HIDDEN,
+        ("declared", "humanInTheLoop.interrupts", False),
+    ),
+    (
+        "approvals",
+        {"humanInTheLoop": {"supported": False}},
+        HIDDEN,
+        ("declared", "humanInTheLoop.supported", False),
+    ),
+    (
+        "approvals",
+        {"humanInTheLoop": {"approvals": True}},
+        SHOWN,
+        ("declared", "humanInTheLoop.approvals", True),
+    ),
+    (
+        "approvals",
+        {"humanInTheLoop": {"interrupts": True}},
+        SHOWN,
+        ("declared", "humanInTheLoop.interrupts", True),
+    ),
+    ("tools", {}, HIDDEN, ("declared", "tools.supported", None)),
+    (
+        "tools",
+        {"tools": {"supported": False, "items": AGUI_TOOLS}},
+        HIDDEN,
+        ("declared", "tools.supported", False),
+    ),
+    ("tools", {"tools": {"supported": True, "items": []}}, HIDDEN, ("declared", "tools.items", [])),
+    ("tools", {"tools": {"supported": True}}, HIDDEN, ("default", "tools", None)),
+    (
+        "tools",
+        {"tools": {"supported": True, "items": AGUI_TOOLS}},
+        SHOWN,
+        ("declared", "tools.items", ["search"]),
+    ),
+    ("state", {}, HIDDEN, ("declared", "state.snapshots", None)),
+    ("state", {"state": {"snapshots": False, "deltas": False}}, HIDDEN, ("declared", "state.deltas", False)),
+    ("state", {"state": {"deltas": True}}, SHOWN, ("declared", "state.deltas", True)),
+    ("structured-output", {}, HIDDEN, ("declared", "output.structuredOutput", None)),
+    (
+        "structured-output",
+        {"output": {"structuredOutput": False}},
+        HIDDEN,
+        ("declared", "output.structuredOutput", False),
+    ),
+    (
+        "structured-output",
+        {"output": {"structuredOutput": True}},
+        SHOWN,
+        ("declared", "output.structuredOutput", True),
+    ),
+    ("feedback", {}, HIDDEN, ("declared", "humanInTheLoop.feedback", None)),
+    (
+        "feedback",
+        {"humanInTheLoop": {"feedback": False}},
+        HIDDEN,
+        ("declared", "humanInTheLoop.feedback", False),
+    ),
+    (
+        "feedback",
+        {"humanInTheLoop": {"feedback": True}},
+        SHOWN,
+        ("declared", "humanInTheLoop.feedback", True),
+    ),
+    ("stop", {}, HIDDEN, ("declared", "transport.streaming", None)),
+    (
+        "stop",
+        {"transport": {"streaming": False}, "humanInTheLoop": {"interventions": False}},
+        HIDDEN,
+        ("declared", "transport.streaming", False),
+    ),
+    ("stop", {"transport": {"streaming": True}}, SHOWN, ("declared", "transport.streaming", True)),
+    (
+        "stop",
+        {"humanInTheLoop": {"interventions": True}},
+        SHOWN,
+        ("declared", "humanInTheLoop.interventions", True),
+    ),
+    ("limits", {}, HIDDEN, ("declared", "execution.maxIterations", None)),
+    ("limits", {"execution": {"maxIterations": 8}}, SHOWN, ("declared", "execution.maxIterations", 8)),
+    (
+        "limits",
+        {"execution": {"maxExecutionTime": 30000}},
+        SHOWN,
+        ("declared", "execution.maxExecutionTime", 30000),
+    ),
+    # AG-UI has no field for these: never declared, so hidden (not unsupported).
+    ("grounding", {"reasoning": {"supported": True}}, HIDDEN, ("declared", "capabilities", None)),
+    ("host-context", {}, HIDDEN, ("declared", "capabilities", None)),
+    ("stream-profile", {}, HIDDEN, ("declared", "capabilities", None)),
+]
+
+
+@pytest.mark.parametrize(("name", "declaration", "decision", "reason"), AGUI_CASES)
+def test_agui_declaration(name: str, declaration: dict, decision: Decision, reason: tuple) -> None:
+    plan = decide(capabilities=agui(**declaration))
+
+    assert plan[name].decision == decision, texts(plan, name)
+    assert reason in links(plan, name)
+    assert plan.protocol == "agui"
+
+
+# ------------------------------------------------------------------------------------------------
+# 2. What an external agent's policy declares.
+
+FILES_ON = {
+    "capabilities": {"files": True},
+    "filePolicy": {"upload": True, "allowedMimeTypes": ["image/png"]},
+}
+
+EXTERNAL_CASES = [
+    ("upload", {}, HIDDEN, ("declared", "capabilities.files", None)),
+    (
+        "upload",
+        {"capabilities": {"files": False}, "filePolicy": {"upload": True}},
+        HIDDEN,
+        ("declared", "capabilities.files", False),
+    ),
+    (
+        "upload",
+        {"capabilities": {"files": True}, "filePolicy": {"upload": False}},
+        HIDDEN,
+        ("declared", "filePolicy.upload", False),
+    ),
+    # Files without a file policy: unknown, not unsupported.
+    ("upload", {"capabilities": {"files": True}}, HIDDEN, ("default", "upload", None)),
+    (
+        "upload",
+        {"capabilities": {"files": True}, "filePolicy": {"upload": True, "allowedMimeTypes": []}},
+        HIDDEN,
+        ("declared", "filePolicy.allowedMimeTypes", []),
+    ),
+    ("upload", FILES_ON, SHOWN, ("declared", "filePolicy.allowedMimeTypes", ["image/png"])),
+    ("approvals", {}, HIDDEN, ("declared", "capabilities.approvals", None)),
+    (
+        "approvals",
+        {"capabilities": {"approvals": False}},
+        HIDDEN,
+        ("declared", "capabilities.approvals", False),
+    ),
+    ("approvals", {"capabilities": {"approvals": True}}, SHOWN, ("declared", "capabilities.approvals", True)),
+    (
+        "approvals",
+        {"domainTools": [tool("pay", approvalRequired=True), tool("look")]},
+        SHOWN,
+        ("declared", "domainTools[].operation.approvalRequired", ["pay"]),
+    ),
+    ("tools", {}, HIDDEN, ("declared", "domainTools", None)),
+    ("tools", {"domainTools": []}, HIDDEN, ("declared", "domainTools", [])),
+    ("tools", {"domainTools": [tool("look")]}, SHOWN, ("declared", "domainTools", ["look"])),
+    ("feedback", {}, HIDDEN, ("declared", "capabilities.interactions", None)),
+    (
+        "feedback",
+        {"capabilities": {"interactions": False}},
+        HIDDEN,
+        ("declared", "capabilities.interactions", False),
+    ),
+    (
+        "feedback",
+        {"capabilities": {"interactions": True}},
+        SHOWN,
+        ("declared", "capabilities.interactions", True),
+    ),
+    ("stop", {}, HIDDEN, ("declared", "capabilities.messages", None)),
+    ("stop", {"capabilities": {"messages": False}}, HIDDEN, ("declared", "capabilities.messages", False)),
+    ("stop", {"capabilities": {"messages": True}}, SHOWN, ("declared", "capabilities.messages", True)),
+    ("limits", {}, HIDDEN, ("declared", "rateLimits", None)),
+    ("limits", {"rateLimits": [], "spendLimits": []}, HIDDEN, ("declared", "spendLimits", [])),
+    (
+        "limits",
+        {"spendLimits": [{"scope": "user", "limit": 5.0, "currency": "EUR", "windowSeconds": 86400}]},
+        SHOWN,
+        (
+            "declared",
+            "spendLimits",
+            [{"scope": "user", "limit": 5.0, "currency": "EUR", "window_seconds": 86400}],
+        ),
+    ),
+    ("host-context", {}, HIDDEN, ("declared", "hostContextPolicy.acceptedFields", None)),
+    (
+        "host-context",
+        {"hostContextPolicy": {"acceptedFields": []}},
+        HIDDEN,
+        ("declared", "hostContextPolicy.acceptedFields", []),
+    ),
+    (
+        "host-context",
+        {"hostContextPolicy": {"acceptedFields": ["page.url"]}},
+        SHOWN,
+        ("declared", "hostContextPolicy.acceptedFields", ["page.url"]),
+    ),
+    ("stream-profile", {}, HIDDEN, ("declared", "streamProfiles", None)),
+    ("stream-profile", {"streamProfiles": []}, HIDDEN, ("declared", "streamProfiles", [])),
+    (
+        "stream-profile",
+        {"streamProfiles": ["runtime-standard-v1"]},
+        SHOWN,
+        ("declared", "streamProfiles", ["runtime-standard-v1"]),
+    ),
+    # The policy has no field for these: not declared.
+    ("reasoning", {"capabilities": {"messages": True}}, HIDDEN, ("declared", "policy", None)),
+    ("subagents", {}, HIDDEN, ("declared", "policy", None)),
+    ("state", {}, HIDDEN, ("declared", "policy", None)),
+]
+
+
+@pytest.mark.parametrize(("name", "declaration", "decision", "reason"), EXTERNAL_CASES)
+def test_external_policy(name: str, declaration: dict, decision: Decision, reason: tuple) -> None:
+    plan = decide(policy=external(**declaration))
+
+    assert plan[name].decision == decision, texts(plan, name)
+    assert reason in links(plan, name)
+    assert plan.protocol == "external"
+
+
+def test_a_policy_flag_the_agent_did_not_send_is_unknown_not_the_sdk_default() -> None:
+    # The SDK model defaults capabilities.files to false; the agent never said so.
+    policy = external(capabilities={"messages": True})
+    assert policy.capabilities.files is False
+
+    plan = decide(policy=policy, overrides={"upload": "allow"})
+
+    assert ("declared", "capabilities.files", None) in links(plan, "upload")
+    assert plan["upload"].shown
+
+
+# ------------------------------------------------------------------------------------------------
+# 3. What was negotiated: a client reads the grant, never the policy's offer nor its own request.
+
+NEGOTIATION_CASES = [
+    # control, policy, negotiated (None: not prepared yet), decision, reason
+    (
+        "structured-output",
+        {"outputModuleTypes": ["citation", "table"]},
+        None,
+        HIDDEN,
+        ("negotiated", "negotiated.outputModuleTypes", None),
+    ),
+    (
+        "structured-output",
+        {"outputModuleTypes": ["citation", "table"]},
+        {"outputModuleTypes": []},
+        HIDDEN,
+        ("negotiated", "negotiated.outputModuleTypes", []),
+    ),
+    (
+        "structured-output",
+        {"outputModuleTypes": ["citation", "table"]},
+        {"outputModuleTypes": ["citation"]},
+        SHOWN,
+        ("negotiated", "negotiated.outputModuleTypes", ["citation"]),
+    ),
+    # Nothing offered: nothing can be granted.
+    ("structured-output", {"outputModuleTypes": []}, None, HIDDEN, ("declared", "outputModuleTypes", [])),
+    (
+        "grounding",
+        {"providerGroundingDisplay": True},
+        None,
+        HIDDEN,
+        ("negotiated", "negotiated.providerGroundingDisplay", None),
+    ),
+    (
+        "grounding",
+        {"providerGroundingDisplay": True},
+        {"providerGroundingDisplay": False},
+        HIDDEN,
+        ("negotiated", "negotiated.providerGroundingDisplay", False),
+    ),
+    (
+        "grounding",
+        {"providerGroundingDisplay": True},
+        {"providerGroundingDisplay": True},
+        SHOWN,
+        ("negotiated", "negotiated.providerGroundingDisplay", True),
+    ),
+    # Not prepared yet, but the policy already forbids it.
+    (
+        "grounding",
+        {"providerGroundingDisplay": False},
+        None,
+        HIDDEN,
+        ("declared", "providerGroundingDisplay", False),
+    ),
+    (
+        "stream-profile",
+        {"streamProfiles": ["runtime-standard-v1", "modules-v1"]},
+        None,
+        SHOWN,
+        ("negotiated", "negotiated.streamProfile", None),
+    ),
+    (
+        "stream-profile",
+        {"streamProfiles": ["runtime-standard-v1", "modules-v1"]},
+        {"streamProfile": "modules-v1"},
+        SHOWN,
+        ("negotiated", "negotiated.streamProfile", "modules-v1"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "policy", "negotiated", "decision", "reason"), NEGOTIATION_CASES)
+def test_negotiation(
+    name: str, policy: dict, negotiated: dict | None, decision: Decision, reason: tuple
+) -> None:
+    plan = decide(
+        policy=external(**policy), negotiated=granted(**negotiated) if negotiated is not None else None
+    )
+
+    assert plan[name].decision == decision, texts(plan, name)
+    assert reason in links(plan, name)
+
+
+def test_structured_output_details_are_the_granted_modules_not_the_offered_ones() -> None:
+    plan = decide(
+        policy=external(outputModuleTypes=["citation", "table"]),
+        negotiated=granted(outputModuleTypes=["citation"]),
+    )
+
+    assert plan["structured-output"].details["module_types"] == ["citation"]
+    assert plan["structured-output"].details["offered_module_types"] == ["citation", "table"]
+
+
+# ------------------------------------------------------------------------------------------------
+# 4. What the admin set: hide wins; allow fills silence but never beats an explicit false.
+
+# For every control but identity: a declaration that supports it and one that explicitly does not.
+SUPPORTED = {
+    "reasoning": {"capabilities": agui(reasoning={"supported": True})},
+    "subagents": {"capabilities": agui(multiAgent={"subagents": SUBAGENTS})},
+    "upload": {"policy": external(**FILES_ON)},
+    "approvals": {"capabilities": agui(humanInTheLoop={"approvals": True})},
+    "tools": {"capabilities": agui(tools={"supported": True, "items": AGUI_TOOLS})},
+    "state": {"capabilities": agui(state={"snapshots": True})},
+    "structured-output": {
+        "policy": external(outputModuleTypes=["citation"]),
+        "negotiated": granted(outputModuleTypes=["citation"]),
+    },
+    "grounding": {
+        "policy": external(providerGroundingDisplay=True),
+        "negotiated": granted(providerGroundingDisplay=True),
+    },
+    "feedback": {"policy": external(capabilities={"interactions": True})},
+    "stop": {"capabilities": agui(transport={"streaming": True})},
+    "limits": {"capabilities": agui(execution={"maxIterations": 3})},
+    "host-context": {"policy": external(hostContextPolicy={"acceptedFields": ["page.url"]})},
+    "stream-profile": {"policy": external(streamProfiles=["runtime-standard-v1"])},
+}
+UNSUPPORTED = {
+    "reasoning": {"capabilities": agui(reasoning={"supported": False})},
+    "subagents": {"capabilities": agui(multiAgent={"subagents": []})},
+    "upload": {"policy": external(capabilities={"files": False})},
+    "approvals": {"capabilities": agui(humanInTheLoop={"approvals": False, "interrupts": False})},
+    "tools": {"capabilities": agui(tools={"supported": False})},
+    "state": {"capabilities": agui(state={"snapshots": False, "deltas": False})},
+    "structured-output": {"policy": external(outputModuleTypes=[])},
+    "grounding": {"policy": external(providerGroundingDisplay=False)},
+    "feedback": {"policy": external(capabilities={"interactions": False})},
+    "stop": {"policy": external(capabilities={"messages": False})},
+    "limits": {"policy": external(rateLimits=[], spendLimits=[])},
+    "host-context": {"policy": external(hostContextPolicy={"acceptedFields": []})},
+    "stream-profile": {"policy": external(streamProfiles=[])},
+}
+SILENT: dict[str, Any] = {"capabilities": agui()}  # discovery answered {}: nothing declared
+CONTROLS = [name for name in CONTROL_NAMES if name != "identity"]
+assert set(SUPPORTED) == set(UNSUPPORTED) == set(CONTROLS)
+
+
+@pytest.mark.parametrize("name", CONTROLS)
+@pytest.mark.parametrize(
+    ("declared", "override", "decision"),
+    [
+        ("supported", None, SHOWN),
+        ("supported", "hide", HIDDEN),
+        ("supported", "allow", SHOWN),
+        ("silent", None, HIDDEN),
+        ("silent", "hide", HIDDEN),
+        ("silent", "allow", SHOWN),
+        ("unsupported", None, HIDDEN),
+        ("unsupported", "hide", HIDDEN),
+        ("unsupported", "allow", HIDDEN),
+    ],
+)
+def test_overrides(name: str, declared: str, override: str | None, decision: Decision) -> None:
+    sources = {"supported": SUPPORTED[name], "silent": SILENT, "unsupported": UNSUPPORTED[name]}[declared]
+    overrides = {name: override} if override else None
+
+    plan = decide(**sources, overrides=overrides)
+
+    assert plan[name].decision == decision, texts(plan, name)
+    last = plan[name].reasons[-1]
+    if override:
+        assert ("override", f"overrides.{name}", override) in links(plan, name)
+    elif declared == "silent":
+        assert (last.source, last.value) == ("default", None)
+        assert "not declared" in texts(plan, name).lower()
+    if override == "allow" and declared == "unsupported":
+        assert "the declaration wins" in texts(plan, name)
+    if override == "hide":
+        assert last.text == "The admin forced this control off"
+
+
+def test_an_override_only_touches_its_own_control() -> None:
+    plan = decide(**SUPPORTED["reasoning"], overrides={"tools": "hide", "state": "allow"})
+
+    assert plan["reasoning"].shown
+    assert plan["state"].shown
+    assert plan["tools"].hidden
+
+
+def test_identity_cannot_be_hidden() -> None:
+    plan = decide(overrides={"identity": "hide"}, fallback_identity={"name": "Helper"})
+
+    assert plan["identity"].shown
+    assert ("override", "overrides.identity", "hide") in links(plan, "identity")
+    assert "always shown" in texts(plan, "identity")
+
+
+def test_an_unknown_override_value_is_ignored_and_said() -> None:
+    plan = decide(**SUPPORTED["reasoning"], overrides={"reasoning": "force", "nonsense": "hide"})
+
+    assert plan["reasoning"].shown
+    assert ("override", "overrides.reasoning", "force") in links(plan, "reasoning")
+    assert "ignored" in plan["reasoning"].reasons[-2].text
+
+
+# ------------------------------------------------------------------------------------------------
+# 5. What the user may do: a missing permission disables, it never hides nor shows.
+
+PERMISSION_CASES = [
+    ("reasoning", "can_view_reasoning", "agents_ui.view_reasoning"),
+    ("upload", "can_upload", "agents_ui.upload_files"),
+    ("approvals", "can_approve", "agents_ui.approve_actions"),
+]
+
+
+@pytest.mark.parametrize(("name", "ability", "permission"), PERMISSION_CASES)
+@pytest.mark.parametrize(
+    ("declared", "allowed", "decision"),
+    [
+        ("supported", True, SHOWN),
+        ("supported", False, DISABLED),
+        ("silent", True, HIDDEN),
+        ("silent", False, HIDDEN),
+        ("unsupported", False, HIDDEN),
+    ],
+)
+def test_user_permissions(
+    name: str, ability: str, permission: str, declared: str, allowed: bool, decision: Decision
+) -> None:
+    sources = {"supported": SUPPORTED[name], "silent": SILENT, "unsupported": UNSUPPORTED[name]}[declared]
+
+    plan = decide(**sources, user=UserAbilities(**{ability: allowed}))
+
+    assert plan[name].decision == decision, texts(plan, name)
+    if declared == "supported":
+        assert plan[name].reasons[-1] == Reason(
+            "user",
+            f"permission {permission}",
+            allowed,
+            plan[name].reasons[-1].text,
+        )
+        assert ("You may" if allowed else "You do not have permission") in plan[name].reasons[-1].text
+
+
+def test_a_user_without_any_permission_still_sees_the_other_controls() -> None:
+    nobody = UserAbilities.from_permissions(set())
+
+    for name in ("tools", "state", "feedback", "stop", "limits", "host-context", "stream-profile"):
+        assert decide(**SUPPORTED[name], user=nobody)[name].shown, name
+
+
+def test_user_abilities_from_django_permissions() -> None:
+    user = UserAbilities.from_permissions({"agents_ui.upload_files", "auth.view_user"})
+
+    assert user == UserAbilities(can_upload=True, can_approve=False, can_view_reasoning=False)
+    assert UserAbilities() == UserAbilities(can_upload=True, can_approve=True, can_view_reasoning=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# 6. What runs observed: evidence shows a control, whatever the declaration said.
+
+OBSERVATION_CASES = [
+    ("reasoning", "reasoning_seen"),
+    ("approvals", "interrupts_seen"),
+    ("state", "state_seen"),
+]
+
+
+@pytest.mark.parametrize(("name", "evidence"), OBSERVATION_CASES)
+@pytest.mark.parametrize(
+    ("declared", "seen", "decision", "text"),
+    [
+        ("silent", False, HIDDEN, None),
+        ("silent", True, SHOWN, "never declared"),
+        ("unsupported", False, HIDDEN, None),
+        ("unsupported", True, SHOWN, "declared unsupported"),
+        ("supported", True, SHOWN, "as declared"),
+    ],
+)
+def test_observations(
+    name: str, evidence: str, declared: str, seen: bool, decision: Decision, text: str
+) -> None:
+    sources = {"supported": SUPPORTED[name], "silent": SILENT, "unsupported": UNSUPPORTED[name]}[declared]
+
+    plan = decide(**sources, observed=Observations(**{evidence: seen}))
+
+    assert plan[name].decision == decision, texts(plan, name)
+    observed = [reason for reason in plan[name].reasons if reason.source == "observed"]
+    if seen:
+        assert [(reason.field, reason.value) for reason in observed] == [(evidence, True)]
+        assert text in observed[0].text
+    else:
+        assert observed == []
+
+
+def test_the_admin_hides_even_what_was_observed() -> None:
+    plan = decide(observed=Observations(reasoning_seen=True), overrides={"reasoning": "hide"})
+
+    assert plan["reasoning"].hidden
+    assert [reason.source for reason in plan["reasoning"].reasons][-2:] == ["observed", "override"]
+
+
+def test_observed_reasoning_is_still_gated_by_the_permission() -> None:
+    plan = decide(observed=Observations(reasoning_seen=True), user=UserAbilities(can_view_reasoning=False))
+
+    assert plan["reasoning"].disabled
+
+
+# ------------------------------------------------------------------------------------------------
+# The details each control needs
+
+
+@pytest.mark.parametrize(
+    ("modalities", "accept", "accept_any"),
+    [
+        ({"image": True}, ["image/*"], False),
+        ({"pdf": True, "image": True, "audio": False}, ["image/*", "application/pdf"], False),
+        ({"audio": True, "video": True}, ["audio/*", "video/*"], False),
+        ({"file": True, "pdf": True}, [], True),  # "file": any kind of file
+    ],
+)
+def test_agui_upload_accepts_what_the_modalities_say(
+    modalities: dict, accept: list, accept_any: bool
+) -> None:
+    upload = decide(capabilities=agui(multimodal={"input": modalities}))["upload"]
+
+    assert upload.shown
+    assert upload.details["accept"] == accept
+    assert upload.details["accept_attr"] == ",".join(accept)
+    assert upload.details["accept_any"] is accept_any
+    assert upload.details["max_bytes"] is None
+
+
+def test_external_upload_reads_the_file_policy_in_order() -> None:
+    policy = external(
+        capabilities={"files": True},
+        filePolicy={
+            "upload": True,
+            "read": True,
+            "maxUploadBytes": 10 * 1024 * 1024,
+            "allowedMimeTypes": ["application/pdf", "image/png"],
+        },
+    )
+
+    upload = decide(policy=policy)["upload"]
+
+    assert upload.shown
+    assert upload.details["accept"] == ["application/pdf", "image/png"]
+    assert upload.details["accept_attr"] == "application/pdf,image/png"
+    assert upload.details["max_bytes"] == 10485760
+    assert upload.details["max_bytes_label"] == "10 MB"
+    assert upload.details["read"] is True
+    assert [(r.source, r.field, r.value) for r in upload.reasons] == [
+        ("declared", "capabilities.files", True),
+        ("declared", "filePolicy.upload", True),
+        ("declared", "filePolicy.allowedMimeTypes", ["application/pdf", "image/png"]),
+        ("declared", "filePolicy.maxUploadBytes", 10485760),
+        ("user", "permission agents_ui.upload_files", True),
+    ]
+
+
+def test_external_upload_without_a_type_list_accepts_any_type() -> None:
+    upload = decide(policy=external(capabilities={"files": True}, filePolicy={"upload": True}))["upload"]
+
+    assert upload.shown
+    assert upload.details["accept_any"] is True
+    assert "any type" in texts_of(upload)
+
+
+def texts_of(control: decisions.ControlDecision) -> str:
+    return " | ".join(reason.text for reason in control.reasons)
+
+
+@pytest.mark.parametrize(
+    ("size", "label"),
+    [
+        (512, "512 bytes"),
+        (2048, "2 KB"),
+        (1536 * 1024, "1.5 MB"),
+        (10 * 1024**2, "10 MB"),
+        (3 * 1024**3, "3 GB"),
+    ],
+)
+def test_byte_limit_labels(size: int, label: str) -> None:
+    policy = external(capabilities={"files": True}, filePolicy={"upload": True, "maxUploadBytes": size})
+
+    assert decide(policy=policy)["upload"].details["max_bytes_label"] == label
+
+
+@pytest.mark.parametrize(
+    ("declaration", "streaming", "encrypted", "text"),
+    [
+        ({"supported": True, "streaming": True}, True, None, "live"),
+        ({"supported": True, "streaming": False}, False, None, "at the end"),
+        ({"supported": True, "encrypted": True}, None, True, "never the value"),
+    ],
+)
+def test_reasoning_details(
+    declaration: dict, streaming: bool | None, encrypted: bool | None, text: str
+) -> None:
+    reasoning = decide(capabilities=agui(reasoning=declaration))["reasoning"]
+
+    assert reasoning.details == {"streaming": streaming, "encrypted": encrypted}
+    assert text in texts_of(reasoning)
+
+
+def test_subagent_details() -> None:
+    plan = decide(
+        capabilities=agui(multiAgent={"subagents": SUBAGENTS, "delegation": True, "handoffs": False})
+    )
+
+    assert plan["subagents"].details == {
+        "subagents": [{"name": "writer", "description": "Writes"}, {"name": "critic", "description": None}],
+        "delegation": True,
+        "handoffs": False,
+    }
+
+
+@pytest.mark.parametrize(("edits", "expected"), [(None, None), (False, False), (True, True)])
+def test_agui_approvals_offer_edits_only_when_declared(edits: bool | None, expected: bool | None) -> None:
+    hitl = {"interrupts": True} if edits is None else {"interrupts": True, "approveWithEdits": edits}
+
+    approvals = decide(capabilities=agui(humanInTheLoop=hitl))["approvals"]
+
+    assert approvals.details["approve_with_edits"] is expected
+    assert approvals.details["interrupts"] is True
+    assert approvals.details["approvals"] is None
+
+
+def test_external_approvals_list_the_tools_that_need_one() -> None:
+    policy = external(
+        capabilities={"approvals": True},
+        domainTools=[
+            tool("refund", approvalRequired=True, sideEffectClass="financial", idempotency="non_idempotent"),
+            tool("lookup"),
+        ],
+    )
+
+    approvals = decide(policy=policy)["approvals"]
+
+    assert approvals.shown
+    [needing] = approvals.details["tools_needing_approval"]
+    assert (needing["name"], needing["side_effect_class"], needing["idempotency"]) == (
+        "refund",
+        "financial",
+        "non_idempotent",
+    )
+
+
+def test_approval_tools_under_a_policy_without_approvals_are_visible_but_not_decidable() -> None:
+    policy = external(capabilities={"approvals": False}, domainTools=[tool("wipe", approvalRequired=True)])
+
+    approvals = decide(policy=policy)["approvals"]
+
+    assert approvals.disabled
+    assert approvals.reasons[-1].field == "capabilities.approvals"
+    assert "can be seen but not decided" in approvals.reasons[-1].text
+
+
+def test_tool_details_agui() -> None:
+    tools = decide(capabilities=agui(tools={"supported": True, "items": AGUI_TOOLS, "parallelCalls": True}))[
+        "tools"
+    ]
+
+    assert tools.details["parallel_calls"] is True
+    assert tools.details["client_provided"] is None
+    [entry] = tools.details["tools"]
+    assert (entry["name"], entry["description"], entry["schema"], entry["status"]) == (
+        "search",
+        "Search the web",
+        {"type": "object"},
+        None,
+    )
+
+
+def test_tool_details_external_keep_every_status() -> None:
+    policy = external(
+        domainTools=[
+            {**tool("refund", sideEffectClass="financial", approvalRequired=True), "status": "degraded"},
+            {**tool("wipe", sideEffectClass="destructive"), "status": "disabled"},
+        ]
+    )
+
+    tools = decide(policy=policy)["tools"]
+
+    assert tools.shown
+    assert [
+        (t["name"], t["status"], t["side_effect_class"], t["approval_required"])
+        for t in tools.details["tools"]
+    ] == [
+        ("refund", "degraded", "financial", True),
+        ("wipe", "disabled", "destructive", False),
+    ]
+    assert tools.details["tools"][0]["schema"] == {"type": "object"}
+
+
+def test_state_details() -> None:
+    state = decide(capabilities=agui(state={"snapshots": True, "deltas": False, "persistentState": True}))[
+        "state"
+    ]
+
+    assert state.details == {"snapshots": True, "deltas": False, "persistent_state": True, "memory": None}
+
+
+def test_structured_output_details_agui() -> None:
+    output = decide(
+        capabilities=agui(output={"structuredOutput": True, "supportedMimeTypes": ["application/json"]})
+    )["structured-output"]
+
+    assert output.details["mime_types"] == ["application/json"]
+    assert output.details["module_types"] == []
+
+
+@pytest.mark.parametrize(
+    ("declaration", "intervene"),
+    [
+        ({"transport": {"streaming": True}}, False),
+        ({"transport": {"streaming": True}, "humanInTheLoop": {"interventions": True}}, True),
+    ],
+)
+def test_stop_offers_intervene_only_with_interventions(declaration: dict, intervene: bool) -> None:
+    assert decide(capabilities=agui(**declaration))["stop"].details["intervene"] is intervene
+
+
+def test_external_stop_has_no_intervene() -> None:
+    stop = decide(policy=external(capabilities={"messages": True}))["stop"]
+
+    assert stop.shown
+    assert stop.details["intervene"] is False
+
+
+def test_limits_details() -> None:
+    agui_limits = decide(capabilities=agui(execution={"maxIterations": 5, "maxExecutionTime": 90000}))[
+        "limits"
+    ]
+    external_limits = decide(
+        policy=external(rateLimits=[{"scope": "user", "limit": 10, "windowSeconds": 60}])
+    )["limits"]
+
+    assert agui_limits.details["max_iterations"] == 5
+    assert agui_limits.details["max_execution_time"] == 90000
+    assert agui_limits.details["max_execution_time_label"] == "1 min 30 s"
+    assert external_limits.details["rate_limits"] == [{"scope": "user", "limit": 10, "window_seconds": 60}]
+    assert external_limits.details["spend_limits"] == []
+
+
+def test_host_context_details() -> None:
+    policy = external(
+        hostContextPolicy={"acceptedFields": ["page.url", "user.locale"], "maxTotalBytes": 4096}
+    )
+
+    host = decide(policy=policy)["host-context"]
+
+    assert host.details == {
+        "accepted_fields": ["page.url", "user.locale"],
+        "max_total_bytes": 4096,
+        "max_total_bytes_label": "4 KB",
+    }
+
+
+@pytest.mark.parametrize(
+    ("offered", "negotiated", "chooser"),
+    [
+        (["runtime-standard-v1"], "runtime-standard-v1", False),
+        (["runtime-standard-v1", "modules-v1", "chat-legacy-v1"], "modules-v1", True),
+    ],
+)
+def test_stream_profile_details(offered: list, negotiated: str, chooser: bool) -> None:
+    plan = decide(
+        policy=external(streamProfiles=offered, defaultStreamProfile="runtime-standard-v1"),
+        negotiated=granted(streamProfile=negotiated),
+    )
+
+    assert plan["stream-profile"].details == {
+        "offered": offered,
+        "default": "runtime-standard-v1",
+        "negotiated": negotiated,
+        "chooser": chooser,
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# Identity: always shown, from the declaration, else from what the admin entered.
+
+FALLBACK = {"name": "Admin's name", "description": "Admin's description"}
+
+
+@pytest.mark.parametrize(
+    ("sources", "expected"),
+    [
+        ({}, {"name": "Admin's name", "description": "Admin's description", "version": None}),
+        (
+            {"capabilities": agui(identity={"name": "researcher", "version": "1.2.0", "type": "langgraph"})},
+            {
+                "name": "researcher",
+                "description": "Admin's description",
+                "version": "1.2.0",
+                "framework": "langgraph",
+            },
+        ),
+        (
+            {"policy": external(identity={"name": "ops", "provider": "ACME"})},
+            {"name": "ops", "description": "Admin's description", "provider": "ACME", "framework": None},
+        ),
+    ],
+)
+def test_identity_is_always_shown(sources: dict, expected: dict) -> None:
+    plan = decide(**sources, fallback_identity=FALLBACK, overrides={"identity": "hide"})
+
+    identity = plan["identity"]
+    assert identity.shown
+    assert {key: identity.details[key] for key in expected} == expected
+    assert set(identity.details) == {
+        "name",
+        "description",
+        "version",
+        "provider",
+        "documentation_url",
+        "framework",
+    }
+    assert ("default", "identity.description", "Admin's description") in links(plan, "identity")
+
+
+def test_agui_identity_details() -> None:
+    declared = agui(identity={"name": "x", "documentationUrl": "https://docs.example", "provider": "P"})
+
+    identity = decide(capabilities=declared)["identity"]
+
+    assert identity.details["documentation_url"] == "https://docs.example"
+    assert ("declared", "identity.documentationUrl", "https://docs.example") in [
+        (r.source, r.field, r.value) for r in identity.reasons
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+# The plan itself
+
+
+def test_no_discovery_means_everything_unknown() -> None:
+    plan = decide(fallback_identity=FALLBACK)
+
+    assert plan.protocol is None
+    assert [control.name for control in plan.visible()] == ["identity"]
+    for name in CONTROLS:
+        assert plan[name].reasons[0].text.startswith("Not declared"), name
+        assert plan[name].reasons[-1].source == "default", name
+
+
+def test_the_plan_lists_every_control_in_table_order() -> None:
+    plan = decide(
+        capabilities=agui(reasoning={"supported": True}, tools={"supported": True, "items": AGUI_TOOLS})
+    )
+
+    assert tuple(plan.controls) == CONTROL_NAMES
+    assert [control.name for control in plan] == list(CONTROL_NAMES)
+    assert [control.name for control in plan.visible()] == ["identity", "reasoning", "tools"]
+    assert plan["structured_output"] is plan["structured-output"]
+    assert plan["reasoning"].label == "Reasoning panel"
+
+
+def test_visible_includes_disabled_controls() -> None:
+    plan = decide(
+        capabilities=agui(reasoning={"supported": True}), user=UserAbilities(can_view_reasoning=False)
+    )
+
+    assert plan["reasoning"] in plan.visible()
+    assert plan["reasoning"].visible and plan["reasoning"].disabled and not plan["reasoning"].shown
+
+
+def test_decisions_compare_as_plain_strings_for_templates() -> None:
+    assert decide()["identity"].decision == "shown"
+    assert decide()["reasoning"].decision == "hidden"
+
+
+def test_capabilities_and_policy_together_are_a_mistake() -> None:
+    with pytest.raises(ValueError, match="not both"):
+        decide(capabilities=agui(), policy=external())
+
+
+def test_the_module_is_pure() -> None:
+    tree = ast.parse(Path(decisions.__file__).read_text())
+    imported = {
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    } | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+
+    assert not {
+        name for name in imported if name.split(".")[0] in {"django", "httpx", "requests", "os", "socket"}
+    }
