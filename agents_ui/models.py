@@ -95,6 +95,8 @@ class AgentEndpoint(models.Model):
     )
     # {control name: "hide" | "allow"}: force a control hidden, or allow it where nothing is declared.
     overrides = models.JSONField(default=dict, blank=True)
+    # What runs have shown this agent doing, whatever it declares: {"reasoning": true, ...}.
+    observed = models.JSONField(default=dict, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
