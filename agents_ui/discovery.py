@@ -125,7 +125,7 @@ def sdk_client(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> AgUiAgent 
             timeout=timeout,
             client=client,
             policy_url=endpoint.discovery_url or None,
-        )  # PENDING-SDK
+        )
     return AgUiAgent(
         endpoint.base_url,
         headers=headers,

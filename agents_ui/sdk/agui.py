@@ -1,0 +1,291 @@
+"""Client for AG-UI 1.0 agents (PROTOCOLS.md section 1): capability discovery and runs.
+
+Every type is ``ag_ui.core``'s own; this module only moves bytes and validates them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    AgentCapabilities,
+    Event,
+    EventType,
+    RunAgentInput,
+)
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .errors import AgentError, ProtocolError
+from .sse import DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_TOTAL_BYTES, SseParser
+from .transport import (
+    DiscoveryStatus,
+    check_content_type,
+    client_for,
+    make_timeout,
+    raise_for_status,
+    read_json,
+    translate_transport_errors,
+)
+
+__all__ = [
+    "EVENT_ADAPTER",
+    "THINKING_TO_REASONING",
+    "AgUiAgent",
+    "DiscoveryResult",
+    "normalize_capabilities",
+    "parse_capabilities",
+    "parse_event",
+]
+
+logger = logging.getLogger(__name__)
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+# Pre-1.0 names still sent by older servers; the payloads are the same shape.
+THINKING_TO_REASONING = {
+    "THINKING_START": "REASONING_START",
+    "THINKING_END": "REASONING_END",
+    "THINKING_TEXT_MESSAGE_START": "REASONING_MESSAGE_START",
+    "THINKING_TEXT_MESSAGE_CONTENT": "REASONING_MESSAGE_CONTENT",
+    "THINKING_TEXT_MESSAGE_END": "REASONING_MESSAGE_END",
+}
+
+# One model class per type string: validating against the class chosen from "type" costs a
+# fraction of trying the discriminated union, and it is the same ag_ui.core class either way.
+_EVENT_CLASSES: dict[str, type[BaseModel]] = {}
+for _member in Event.__origin__.__args__:  # type: ignore[attr-defined]
+    _EVENT_CLASSES[_member.model_fields["type"].default.value] = _member
+# The classes' own core validators, called directly: model_validate_json's Python wrapper costs
+# about a fifth of the validation itself at this event size.
+_VALIDATE_JSON = {name: cls.__pydantic_validator__.validate_json for name, cls in _EVENT_CLASSES.items()}
+
+_TERMINAL_TYPES = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+_TYPE_PREFIX = '{"type":"'
+
+
+def _shape_error(exc: ValidationError, type_name: str) -> ProtocolError:
+    first = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"]) or "(event)"
+    return ProtocolError(
+        f"the agent sent a {type_name} event that does not match AG-UI 1.0: {where}: {first['msg']} "
+        f"({exc.error_count()} problem(s))"
+    )
+
+
+def parse_event(data: str) -> Event | None:
+    """One SSE ``data`` payload -> a typed ``ag_ui.core`` event.
+
+    Returns None (and logs) for an unknown event type. THINKING_* events are mapped to REASONING_*.
+    Raises ProtocolError for malformed JSON or a payload that is not a valid event.
+    """
+    # Fast path: producers built on ag_ui's encoder (and both capture servers) write "type" first.
+    if data.startswith(_TYPE_PREFIX):
+        end = data.find('"', 9)
+        validate_json = _VALIDATE_JSON.get(data[9:end])
+        if validate_json is not None:
+            try:
+                return validate_json(data)
+            except ValidationError as exc:
+                if exc.errors()[0]["type"] == "json_invalid":
+                    raise ProtocolError(
+                        f"the agent sent an event that is not valid JSON: {exc.errors()[0]['msg']}"
+                    ) from exc
+                raise _shape_error(exc, data[9:end]) from exc
+    try:
+        obj = json.loads(data)
+    except ValueError as exc:
+        raise ProtocolError(f"the agent sent an event that is not valid JSON ({exc})") from exc
+    return parse_event_object(obj)
+
+
+def parse_event_object(obj: Any) -> Event | None:
+    """Like :func:`parse_event`, for an already decoded JSON value."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ProtocolError("the agent sent an event that is not a JSON object with a string 'type'")
+    type_name = obj["type"]
+    mapped = THINKING_TO_REASONING.get(type_name)
+    if mapped is not None:
+        obj = {**obj, "type": mapped}
+        if mapped == "REASONING_MESSAGE_START":
+            obj.setdefault("role", "reasoning")
+        if (
+            "messageId" not in obj
+            and "message_id" not in obj
+            and mapped in ("REASONING_START", "REASONING_END")
+        ):
+            # THINKING_START/END carried no id in 0.x; 1.0 requires one. Use a stable placeholder.
+            obj["messageId"] = "thinking"
+        type_name = mapped
+    if type_name not in _EVENT_CLASSES:
+        logger.warning("skipping AG-UI event of unknown type %r", type_name[:100])
+        return None
+    try:
+        return EVENT_ADAPTER.validate_python(obj)
+    except ValidationError as exc:
+        raise _shape_error(exc, type_name) from exc
+
+
+def normalize_capabilities(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """Accept the 0.x spelling ``multiAgent.subAgents`` as ``subagents`` (PROTOCOLS.md 1.2).
+
+    Without this, ag_ui's ``extra="allow"`` would keep the old key as an unknown extra and leave
+    ``subagents`` empty, silently.
+    """
+    data = dict(raw)
+    for key in ("multiAgent", "multi_agent"):
+        multi = data.get(key)
+        if isinstance(multi, Mapping):
+            multi = dict(multi)
+            for old in ("subAgents", "sub_agents"):
+                if old in multi:
+                    value = multi.pop(old)
+                    multi.setdefault("subagents", value)
+            data[key] = multi
+    return data
+
+
+def parse_capabilities(raw: Mapping[str, Any]) -> AgentCapabilities:
+    """Validate a declaration; raises ProtocolError with the validation message when invalid."""
+    try:
+        return AgentCapabilities.model_validate(normalize_capabilities(raw))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+            for err in exc.errors(include_url=False)[:5]
+        )
+        raise ProtocolError(f"the agent's capability declaration is invalid: {problems}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryResult:
+    """What capability discovery found, keeping the distinctions of PROTOCOLS.md 1.2.
+
+    - ``declared``: ``capabilities`` holds the validated declaration.
+    - ``none``: the agent has no discovery (404, 405, a body that is not an object): unknown.
+    - ``invalid``: an object that fails validation; ``raw`` keeps it, ``error`` says why.
+    - ``unreachable``: the call itself failed (network, timeout, 5xx); ``error`` says how.
+    """
+
+    status: DiscoveryStatus
+    source_url: str
+    capabilities: AgentCapabilities | None = None
+    raw: dict[str, Any] | None = None
+    error: str | None = None
+    error_code: str | None = None
+
+
+class AgUiAgent:
+    """An AG-UI 1.0 agent at ``url``. Stateless: every call is one HTTP request.
+
+    Pass ``client`` to reuse connections; the SDK never closes a client it did not create.
+    ``timeout.read`` is also the idle timeout between two events of a run.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        client: httpx.AsyncClient | None = None,
+        discovery_url: str | None = None,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+    ) -> None:
+        self.url = url
+        self.discovery_url = discovery_url or f"{url.rstrip('/')}/capabilities"
+        self._headers = dict(headers or {})
+        self.timeout = make_timeout(timeout)
+        self._client = client
+        self.max_frame_bytes = max_frame_bytes
+        self.max_total_bytes = max_total_bytes
+
+    def __repr__(self) -> str:  # no headers: they may hold credentials
+        return f"AgUiAgent({self.url!r})"
+
+    async def discover(self) -> DiscoveryResult:
+        """Ask the agent what it currently declares. Never raises for agent-side problems."""
+        try:
+            return await self._discover()
+        except AgentError as exc:
+            return DiscoveryResult("unreachable", self.discovery_url, error=str(exc), error_code=exc.code)
+
+    async def get_capabilities(self) -> AgentCapabilities | None:
+        """The current declaration, or None when the agent has no discovery.
+
+        Raises ProtocolError for an invalid declaration, and the typed transport or HTTP error
+        (AgentUnreachableError, AgentTimeoutError, ...) when discovery itself fails.
+        """
+        result = await self._discover()
+        if result.status == "invalid":
+            raise ProtocolError(result.error)
+        return result.capabilities
+
+    async def _discover(self) -> DiscoveryResult:
+        url = self.discovery_url
+        async with client_for(self._client) as client:
+            with translate_transport_errors("capability discovery"):
+                async with client.stream(
+                    "GET",
+                    url,
+                    headers={**self._headers, "Accept": "application/json"},
+                    timeout=self.timeout,
+                ) as response:
+                    if response.status_code in (404, 405):
+                        return DiscoveryResult("none", url)
+                    await raise_for_status(response)
+                    try:
+                        body = await read_json(response, "capability discovery")
+                    except ProtocolError as exc:
+                        # A 200 that is not JSON (an HTML catch-all page, say): no discovery.
+                        return DiscoveryResult("none", url, error=exc.message)
+        if not isinstance(body, dict):
+            return DiscoveryResult("none", url, error="the discovery answer is not a JSON object")
+        try:
+            capabilities = parse_capabilities(body)
+        except ProtocolError as exc:
+            return DiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
+        return DiscoveryResult("declared", url, capabilities=capabilities, raw=body)
+
+    async def run(self, input: RunAgentInput) -> AsyncIterator[Event]:
+        """Start a run and yield its events as they arrive.
+
+        Ends after RUN_FINISHED or RUN_ERROR. Raises ProtocolError if the stream ends before either
+        (after yielding what did arrive). Closing the iterator early closes the connection.
+        """
+        if input.protocol_version is None:
+            input = input.model_copy(update={"protocol_version": PROTOCOL_VERSION})
+        body = input.model_dump_json(by_alias=True)
+        headers = {
+            **self._headers,
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+        }
+        parser = SseParser(max_frame_bytes=self.max_frame_bytes, max_total_bytes=self.max_total_bytes)
+        async with client_for(self._client) as client:
+            with translate_transport_errors("AG-UI run"):
+                async with client.stream(
+                    "POST", self.url, content=body, headers=headers, timeout=self.timeout
+                ) as response:
+                    await raise_for_status(response)
+                    check_content_type(response, "text/event-stream", "AG-UI run")
+                    async for chunk in response.aiter_bytes():
+                        for frame in parser.feed(chunk):
+                            if not frame.data:
+                                continue
+                            event = parse_event(frame.data)
+                            if event is None:
+                                continue
+                            yield event
+                            if event.type in _TERMINAL_TYPES:
+                                return
+                    cut = parser.has_partial_frame
+                    parser.close()
+        where = " in the middle of a frame" if cut else ""
+        raise ProtocolError(f"the agent's stream ended{where} before RUN_FINISHED or RUN_ERROR")

@@ -1,0 +1,238 @@
+"""The address guard: agent traffic never reaches loopback, private, link-local or metadata addresses.
+
+An admin types an agent's URL, and the server then sends requests to it (discovery, runs, and any
+redirect the agent answers with). Without a guard that is a server-side request forgery hole: an
+endpoint at http://169.254.169.254/ would read the cloud's credentials, one at http://10.0.0.5/
+would reach the internal network. `GuardedTransport` checks every request an httpx client sends,
+redirects included, after resolving the host. Plain http then connects to the very address it
+checked, so a DNS answer that changes between the check and the connection cannot slip through;
+over https, certificate verification stops that instead.
+
+Development and the embedded demo agents need loopback, so `allow_private=True` lets loopback,
+private, link-local and unspecified addresses through. Cloud metadata and addresses that are never
+a unicast host (multicast, reserved, broadcast) are refused whatever the setting.
+
+Pure httpx: no Django here, the SDK could be published on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Iterable
+
+import httpx
+
+__all__ = [
+    "METADATA_HOSTNAMES",
+    "AddressRefusedError",
+    "GuardedTransport",
+    "check_address",
+    "refusal_reason",
+    "resolve_and_check",
+]
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# Cloud metadata services: AWS/GCP/Azure/OpenStack (169.254.169.254), AWS ECS task metadata
+# (169.254.170.2), AWS over IPv6 (fd00:ec2::254), Alibaba Cloud (100.100.100.200).
+METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a) for a in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200")
+)
+METADATA_HOSTNAMES = frozenset({"metadata.google.internal", "metadata.goog", "metadata"})
+
+# Kind -> networks, checked in this order (metadata first: it sits inside link-local and private).
+_RANGES: tuple[tuple[str, tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]], ...] = tuple(
+    (kind, tuple(ipaddress.ip_network(n) for n in networks))
+    for kind, networks in (
+        ("unspecified", ("0.0.0.0/8", "::/128")),
+        ("loopback", ("127.0.0.0/8", "::1/128")),
+        ("link-local", ("169.254.0.0/16", "fe80::/10")),
+        # 100.64/10 is carrier-grade NAT, used inside clouds; fc00::/7 is IPv6's unique local range.
+        ("private", ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")),
+    )
+)
+# What `allow_private` lets through; everything else refused here is refused always.
+_ALLOWABLE = frozenset({"unspecified", "loopback", "link-local", "private"})
+
+# IPv6 forms that carry an IPv4 address: NAT64 (64:ff9b::/96) and 6to4 (2002::/16) besides the
+# IPv4-mapped ::ffff:0:0/96 that `ipv4_mapped` already reads.
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+class AddressRefusedError(httpx.ConnectError):
+    """A request the guard would not send. A ConnectError, so every client reports it as
+    "could not be reached", with this message saying why."""
+
+
+def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address in _NAT64:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
+def refusal_reason(address: IPAddress) -> str | None:
+    """The kind of address this is when agent traffic must not go there, else None.
+
+    One of "cloud metadata", "unspecified", "loopback", "link-local", "private", "reserved".
+    """
+    embedded = _embedded_ipv4(address)
+    if embedded is not None:
+        return refusal_reason(embedded)
+    if address in METADATA_ADDRESSES:
+        return "cloud metadata"
+    for kind, networks in _RANGES:
+        if any(address in network for network in networks):
+            return kind
+    if address.is_multicast or address.is_reserved or address == ipaddress.IPv4Address("255.255.255.255"):
+        return "reserved"
+    return None
+
+
+_ARTICLE = {"unspecified": "an", "cloud metadata": "a", "loopback": "a", "link-local": "a"}
+
+
+def _describe(address: IPAddress, kind: str) -> str:
+    article = _ARTICLE.get(kind, "a")
+    return f"{address} is {article} {kind} address"
+
+
+def check_address(address: IPAddress, *, allow_private: bool) -> None:
+    """Raise AddressRefusedError when agent traffic must not go to this address."""
+    kind = refusal_reason(address)
+    if kind is None or (allow_private and kind in _ALLOWABLE):
+        return
+    raise AddressRefusedError(f"refused: {_describe(address, kind)}")
+
+
+def _literal(host: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return None
+
+
+async def resolve_and_check(host: str, port: int, *, allow_private: bool) -> IPAddress:
+    """The address to connect to for `host`, after checking every address it resolves to.
+
+    Every resolved address must pass: a name answering both a public and a private address would
+    otherwise be a coin toss. Raises AddressRefusedError, or httpx.ConnectError when the name does
+    not resolve.
+    """
+    name = host.rstrip(".").lower()
+    if name in METADATA_HOSTNAMES:
+        raise AddressRefusedError(f"refused: {name} is a cloud metadata address")
+    literal = _literal(name)
+    if literal is not None:
+        check_address(literal, allow_private=allow_private)
+        return literal
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await loop.getaddrinfo(name, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise httpx.ConnectError(f"the host name {name} does not resolve") from exc
+    addresses = _unique(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos)
+    if not addresses:
+        raise httpx.ConnectError(f"the host name {name} does not resolve")
+    for address in addresses:
+        kind = refusal_reason(address)
+        if kind is not None and not (allow_private and kind in _ALLOWABLE):
+            raise AddressRefusedError(f"refused: {name} resolves to {_describe(address, kind)}")
+    return addresses[0]
+
+
+def _unique(addresses: Iterable[IPAddress]) -> list[IPAddress]:
+    return list(dict.fromkeys(addresses))
+
+
+# Headers that may follow a redirect to another origin. Everything else (a custom credential header
+# such as X-Api-Key in particular: httpx only strips Authorization) stays with the first origin.
+_CROSS_ORIGIN_HEADERS = frozenset(
+    {
+        "host",
+        "accept",
+        "accept-encoding",
+        "accept-language",
+        "content-type",
+        "content-length",
+        "transfer-encoding",
+        "user-agent",
+        "connection",
+        "x-agent-sdk-version",
+    }
+)
+_HOP = "agents_ui.redirect_hop"
+_FIRST_ORIGIN = "agents_ui.first_origin"
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return (url.scheme, url.host, url.port)
+
+
+class GuardedTransport(httpx.AsyncBaseTransport):
+    """Checks each request's destination, then sends it through `inner`.
+
+    Redirects: the client follows them (httpx `follow_redirects`), and each hop comes through here,
+    so a redirect to a refused address is refused like any request. The hop count is kept in the
+    request's extensions, which httpx copies onto the next hop; past `max_redirects` the request is
+    refused as a ConnectError (the client's own limit is set one higher so this message wins over
+    httpx.TooManyRedirects, which callers would not recognise as a transport error).
+    """
+
+    def __init__(
+        self, inner: httpx.AsyncBaseTransport, *, allow_private: bool, max_redirects: int = 3
+    ) -> None:
+        self._inner = inner
+        self.allow_private = allow_private
+        self.max_redirects = max_redirects
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        if url.scheme not in {"http", "https"}:
+            raise AddressRefusedError(f"refused: {url.scheme}:// is not http or https", request=request)
+        hop = request.extensions.get(_HOP)
+        hop = 0 if hop is None else hop + 1
+        if hop > self.max_redirects:
+            raise AddressRefusedError(
+                f"refused: more than {self.max_redirects} redirects (the last one to {url.host})",
+                request=request,
+            )
+        request.extensions[_HOP] = hop
+        first_origin = request.extensions.setdefault(_FIRST_ORIGIN, _origin(url))
+
+        port = url.port or (443 if url.scheme == "https" else 80)
+        try:
+            address = await resolve_and_check(url.host, port, allow_private=self.allow_private)
+        except httpx.ConnectError as exc:
+            raise type(exc)(str(exc), request=request) from exc
+
+        headers = request.headers
+        if _origin(url) != first_origin and not _is_https_upgrade(first_origin, url):
+            headers = httpx.Headers(
+                [(k, v) for k, v in request.headers.multi_items() if k.lower() in _CROSS_ORIGIN_HEADERS]
+            )
+        # Plain http connects to the address just checked (the Host header keeps the name), so a DNS
+        # answer that changes after the check cannot send it elsewhere. https keeps the name: the
+        # connection pool is keyed by it, and a rebound address would fail certificate verification.
+        target = url.copy_with(host=str(address)) if url.scheme == "http" else url
+        if target is url and headers is request.headers:
+            return await self._inner.handle_async_request(request)
+        sent = httpx.Request(
+            request.method, target, headers=headers, stream=request.stream, extensions=request.extensions
+        )
+        return await self._inner.handle_async_request(sent)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _is_https_upgrade(first: tuple[str, str, int | None], url: httpx.URL) -> bool:
+    """http://host -> https://host on the default ports: the same agent, as httpx itself treats it."""
+    return first[0] == "http" and url.scheme == "https" and first[1] == url.host and url.port in {None, 443}

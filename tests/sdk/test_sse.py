@@ -1,0 +1,67 @@
+"""The SSE parser, byte by byte."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents_ui.sdk import ProtocolError, SseFrame, SseParser
+
+STREAM = (
+    b"\xef\xbb\xbf: hello\r\n\r\n"
+    b'data: {"a":1}\r\n\r\n'
+    b"id: 7\revent: message:delta\rdata: line1\rdata: line2\r\r"
+    b"retry: 10\nunknown: x\ndata:no-space\n\n"
+    b"event: empty\n\n"
+    b"data: [DONE]\n\n"
+)
+EXPECTED = [
+    SseFrame('{"a":1}'),
+    SseFrame("line1\nline2", "message:delta", "7"),
+    SseFrame("no-space", None, "7"),
+    SseFrame("[DONE]", None, "7"),
+]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 16, 1000])
+def test_frames_are_the_same_whatever_the_chunking(size):
+    parser = SseParser()
+    frames = []
+    for i in range(0, len(STREAM), size):
+        frames += parser.feed(STREAM[i : i + size])
+    assert frames == EXPECTED
+    assert not parser.has_partial_frame
+
+
+def test_crlf_split_across_chunks_is_one_line_end():
+    parser = SseParser()
+    assert parser.feed(b"data: a\r") == []
+    # "\r\n" ends the line, the lone "\r" ends the frame; the "\n" after it belongs to that CRLF.
+    assert parser.feed(b"\n\r") == [SseFrame("a")]
+    assert parser.feed(b"\ndata: b\n\n") == [SseFrame("b")]
+
+
+def test_partial_frame_is_reported():
+    parser = SseParser()
+    parser.feed(b'data: {"type":"RUN_STARTED"}\n\ndata: {"ty')
+    assert parser.has_partial_frame
+
+
+def test_frame_limit():
+    parser = SseParser(max_frame_bytes=100)
+    parser.feed(b"data: " + b"x" * 50)
+    with pytest.raises(ProtocolError, match="exceeded 100 bytes"):
+        parser.feed(b"x" * 60)
+    with pytest.raises(ProtocolError, match="exceeded 100 bytes"):
+        SseParser(max_frame_bytes=100).feed(b"data: " + b"x" * 200 + b"\n\n")
+
+
+def test_total_limit():
+    parser = SseParser(max_total_bytes=30)
+    parser.feed(b"data: 1\n\n")
+    with pytest.raises(ProtocolError, match="in total"):
+        parser.feed(b"data: 22222222222222222222\n\n")
+
+
+def test_invalid_utf8_is_a_protocol_error():
+    with pytest.raises(ProtocolError, match="UTF-8"):
+        SseParser().feed(b"data: \xff\xfe\n\n")

@@ -1,0 +1,225 @@
+"""The fold, on the real captures and on hand-made streams."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ag_ui.core import (
+    MessagesSnapshotEvent,
+    ReasoningEncryptedValueEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageStartEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    SubagentErrorEvent,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
+    TextMessageChunkEvent,
+    TextMessageContentEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+
+from agents_ui.sdk import SseParser, Transcript, TranscriptBuilder, fold, parse_event
+
+
+def fold_capture(path: Path) -> Transcript:
+    parser = SseParser()
+    events = [parse_event(frame.data) for frame in parser.feed(path.read_bytes())]
+    assert not parser.has_partial_frame
+    assert None not in events
+    return fold(events)
+
+
+def test_agentic_chat_streams_one_answer(captures):
+    t = fold_capture(captures / "starter-agentic_chat.sse")
+    assert [(m.role, m.text, m.complete) for m in t.messages] == [
+        ("assistant", "counting down: 10  9  8  7  6  5  4  3  2  1  ✓", True)
+    ]
+    assert (t.thread_id, t.run_id) == ("t1", "r-agentic_chat")
+    assert t.outcome.kind == "success"
+    assert t.tool_calls == {} and t.state is None and t.errors == []
+    assert t.observed.reasoning is False and t.observed.state_events is False
+
+
+def test_generative_ui_applies_the_patches_in_order(captures):
+    t = fold_capture(captures / "starter-agentic_generative_ui.sse")
+    assert [s["status"] for s in t.state["steps"]] == ["completed"] * 10
+    assert t.state["steps"][9]["description"] == "Step 10"
+    assert t.observed.state_snapshots and t.observed.state_deltas
+    assert t.messages == [] and t.errors == []
+
+
+def test_generative_ui_state_after_some_deltas(captures):
+    parser = SseParser()
+    events = [
+        parse_event(f.data)
+        for f in parser.feed((captures / "starter-agentic_generative_ui.sse").read_bytes())
+    ]
+    t = fold(events[:5])  # RUN_STARTED, snapshot, three deltas
+    assert [s["status"] for s in t.state["steps"]] == ["completed"] * 3 + ["pending"] * 7
+    assert t.outcome is None  # still running
+
+
+def test_human_in_the_loop_tool_call_arguments_parsed_once_complete(captures):
+    t = fold_capture(captures / "starter-human_in_the_loop.sse")
+    (call,) = t.tool_calls.values()
+    assert call.name == "generate_task_steps" and call.complete
+    assert len(call.args["steps"]) == 10
+    assert call.args["steps"][0] == {"description": "Step 1", "status": "enabled"}
+    assert call.args_text.startswith('{"steps":[')
+    assert call.has_result is False
+
+
+def test_predictive_state_updates(captures):
+    t = fold_capture(captures / "starter-predictive_state_updates.sse")
+    assert [c.name for c in t.tool_calls.values()] == ["write_document_local", "confirm_changes"]
+    first, second = t.tool_calls.values()
+    assert first.args == {
+        "document": "Once upon a time, there was a dog named Rex. Rex was a very good dog. "
+    }
+    assert second.args == {}
+    assert t.custom_events == [
+        (
+            "PredictState",
+            [{"state_key": "document", "tool": "write_document_local", "tool_argument": "document"}],
+        )
+    ]
+
+
+def test_langgraph_interrupt(captures):
+    t = fold_capture(captures / "langgraph-interrupt.sse")
+    assert [(m.id, m.role, m.text) for m in t.messages] == [
+        ("u1", "user", "email a@b.com"),
+        (
+            "lc_run--01a22bbc-911e-7341-85d6-35f2a3311723",
+            "assistant",
+            "I will draft the email and ask you before sending it.",
+        ),
+        ("ai-propose", "assistant", ""),
+    ]
+    assert t.messages[2].tool_call_ids == ["tc-1"]
+    assert t.tool_calls["tc-1"].name == "send_email"
+    assert t.tool_calls["tc-1"].args == {"to": "a@b.com", "subject": "Hi", "body": "Hello"}
+    assert t.state["status"] == "drafted"
+    assert t.outcome.kind == "interrupt"
+    (interrupt,) = t.open_interrupts
+    assert interrupt.reason == "tool_call" and interrupt.tool_call_id == "tc-1"
+    assert interrupt.message == "Send email to a@b.com?"
+    assert "editedArgs" in interrupt.response_schema["properties"]
+    assert t.observed.interrupts is True
+    assert [s.name for s in t.steps] == ["chat", "propose", "approve"] and all(s.finished for s in t.steps)
+
+
+def test_langgraph_resume_takes_the_tool_result_from_the_messages_snapshot(captures):
+    t = fold_capture(captures / "langgraph-resume.sse")
+    assert t.tool_calls["tc-1"].result == "sent {'to': 'a@b.com', 'subject': 'Hi', 'body': 'Hello (edited)'}"
+    assert t.tool_calls["tc-1"].has_result
+    assert [m.role for m in t.messages] == ["user", "assistant", "assistant", "tool", "assistant"]
+    assert t.messages[3].tool_call_id == "tc-1"
+    assert t.messages[-1].text.startswith("Done: sent")
+    assert t.state["status"] == "sent"
+    assert t.outcome.kind == "success" and t.open_interrupts == []
+
+
+def test_invalid_patch_keeps_the_last_good_state():
+    t = fold(
+        [
+            StateSnapshotEvent(snapshot={"a": 1, "items": []}),
+            StateDeltaEvent(delta=[{"op": "replace", "path": "/a", "value": 2}]),
+            StateDeltaEvent(
+                delta=[
+                    {"op": "add", "path": "/items/-", "value": "x"},
+                    {"op": "remove", "path": "/does/not/exist"},
+                ]
+            ),
+            StateDeltaEvent(delta=[{"op": "test", "path": "/a", "value": 99}]),
+            StateDeltaEvent(delta=[{"op": "add", "path": "/b", "value": True}]),
+        ]
+    )
+    assert t.state == {"a": 2, "items": [], "b": True}
+    assert len(t.errors) == 2 and "JSON Patch" in t.errors[0]
+
+
+def test_patch_does_not_mutate_the_callers_snapshot():
+    snapshot = StateSnapshotEvent(snapshot={"a": 1})
+    fold([snapshot, StateDeltaEvent(delta=[{"op": "replace", "path": "/a", "value": 2}])])
+    assert snapshot.snapshot == {"a": 1}
+
+
+def test_reasoning_plain_and_encrypted():
+    t = fold(
+        [
+            ReasoningMessageStartEvent(message_id="r1", role="reasoning"),
+            ReasoningMessageContentEvent(message_id="r1", delta="First, "),
+            ReasoningMessageContentEvent(message_id="r1", delta="check."),
+            ReasoningEncryptedValueEvent(subtype="message", entity_id="r2", encrypted_value="gAAAAB..."),
+        ]
+    )
+    plain, secret = t.reasoning
+    assert (plain.text, plain.encrypted) == ("First, check.", False)
+    assert (secret.text, secret.encrypted, secret.encrypted_value) == ("", True, "gAAAAB...")
+    assert t.observed.reasoning and t.observed.encrypted_reasoning
+
+
+def test_subagent_tree_and_attribution():
+    t = fold(
+        [
+            RunStartedEvent(thread_id="t", run_id="r"),
+            SubagentStartedEvent(subagent_run_id="s1", name="researcher"),
+            SubagentStartedEvent(subagent_run_id="s2", name="browser", parent_subagent_run_id="s1"),
+            TextMessageStartEvent(message_id="m", role="assistant", subagent_run_id="s2"),
+            TextMessageContentEvent(message_id="m", delta="found it", subagent_run_id="s2"),
+            SubagentFinishedEvent(subagent_run_id="s2", result={"n": 3}),
+            SubagentErrorEvent(subagent_run_id="s1", message="quota"),
+            SubagentFinishedEvent(
+                subagent_run_id="s3", outcome={"type": "suspended", "interruptIds": ["i1"]}
+            ),
+        ]
+    )
+    (root, orphan) = t.subagents
+    assert (root.name, root.status, root.error) == ("researcher", "error", "quota")
+    assert [(c.name, c.status, c.result) for c in root.children] == [("browser", "finished", {"n": 3})]
+    assert (orphan.status, orphan.interrupt_ids) == ("suspended", ["i1"])
+    assert t.messages[0].subagent_run_id == "s2" and t.messages[0].text == "found it"
+    assert t.subagent("s2").parent_run_id == "s1"
+
+
+def test_tool_result_event_and_bad_arguments():
+    t = fold(
+        [
+            ToolCallStartEvent(tool_call_id="c1", tool_call_name="calc"),
+            ToolCallArgsEvent(tool_call_id="c1", delta='{"x": '),
+            ToolCallEndEvent(tool_call_id="c1"),
+            ToolCallResultEvent(message_id="tm", tool_call_id="c1", content="42"),
+        ]
+    )
+    call = t.tool_calls["c1"]
+    assert call.args is None and "not valid JSON" in call.args_error
+    assert call.result == "42"
+    assert t.messages[0].role == "tool" and t.messages[0].text == "42"
+
+
+def test_chunks_and_live_folding():
+    builder = TranscriptBuilder()
+    builder.apply(TextMessageChunkEvent(message_id="m", role="assistant", delta="Hel"))
+    assert builder.transcript.messages[0].text == "Hel"
+    builder.apply(TextMessageChunkEvent(delta="lo"))
+    assert builder.transcript.messages[0].text == "Hello"
+    builder.apply(RunFinishedEvent(thread_id="t", run_id="r", outcome={"type": "cancelled"}))
+    assert builder.transcript.outcome.kind == "cancelled"
+
+
+def test_messages_snapshot_replaces_the_conversation():
+    t = fold(
+        [
+            TextMessageStartEvent(message_id="old", role="assistant"),
+            MessagesSnapshotEvent(messages=[{"id": "u", "role": "user", "content": "hi"}]),
+        ]
+    )
+    assert [m.id for m in t.messages] == ["u"]
