@@ -1,13 +1,45 @@
-"""The one place the product makes HTTP clients for talking to agents."""
+"""The one place the product makes HTTP clients for talking to agents.
+
+Every request to an agent (discovery, prepare, runs, uploads) goes through a client made here, so
+every one of them passes the address guard (agents_ui.sdk.guard): loopback, private, link-local and
+cloud-metadata addresses are refused unless settings.AGENTS_UI_ALLOW_PRIVATE_ADDRESSES allows the
+first three, and at most MAX_REDIRECTS redirects are followed, each one checked again.
+"""
 
 from __future__ import annotations
 
 import httpx
+from django.conf import settings
+
+from agents_ui.sdk.guard import GuardedTransport
+
+MAX_REDIRECTS = 3
 
 
-def agent_http_client() -> httpx.AsyncClient:
-    """A client for agent traffic: no automatic redirects, generous connection pool."""
+def allow_private_addresses() -> bool:
+    """Whether agents may live on loopback and private networks (development, the demo agents)."""
+    return bool(getattr(settings, "AGENTS_UI_ALLOW_PRIVATE_ADDRESSES", settings.DEBUG))
+
+
+def agent_http_client(
+    *, allow_private: bool | None = None, inner: httpx.AsyncBaseTransport | None = None
+) -> httpx.AsyncClient:
+    """A client for agent traffic: guarded, at most MAX_REDIRECTS redirects, a generous pool.
+
+    `allow_private` defaults to the setting; `inner` replaces the network transport (tests).
+    `trust_env=False`: no proxy from the environment (the proxy would resolve the host, not the
+    guard) and no ~/.netrc credentials added to an agent's requests.
+    """
+    if inner is None:
+        inner = httpx.AsyncHTTPTransport(
+            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50), trust_env=False
+        )
+    guarded = GuardedTransport(
+        inner,
+        allow_private=allow_private_addresses() if allow_private is None else allow_private,
+        max_redirects=MAX_REDIRECTS,
+    )
+    # One more than the guard's limit, so the guard's clear ConnectError wins over TooManyRedirects.
     return httpx.AsyncClient(
-        follow_redirects=False,
-        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+        transport=guarded, follow_redirects=True, max_redirects=MAX_REDIRECTS + 1, trust_env=False
     )

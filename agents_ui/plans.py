@@ -35,8 +35,17 @@ def build_plan(
         negotiated=prepared.negotiated if prepared else None,
         overrides=endpoint.overrides or {},
         user=user,
-        observed=observed or Observations(),
+        observed=observed or observations_of(endpoint),
         fallback_identity={"name": endpoint.name, "description": endpoint.description},
+    )
+
+
+def observations_of(endpoint: AgentEndpoint) -> Observations:
+    seen = endpoint.observed or {}
+    return Observations(
+        reasoning_seen=bool(seen.get("reasoning")),
+        interrupts_seen=bool(seen.get("interrupts")),
+        state_seen=bool(seen.get("state")),
     )
 
 

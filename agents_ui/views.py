@@ -1,20 +1,26 @@
-"""Pages: the catalogue of agents and each agent's workspace."""
+"""Pages: the catalogue of agents, each agent's workspace, and a person's conversations."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django_htmx.middleware import HtmxDetails
 
 from agents_ui import agent_errors
+from agents_ui.access import usable_endpoint, users_conversation
 from agents_ui.decisions import CONTROL_NAMES
 from agents_ui.discovery import discover, discover_one, sdk_client
 from agents_ui.http import agent_http_client
-from agents_ui.models import AgentEndpoint
+from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
 from agents_ui.plans import FILTERS, build_plan, card_for, user_abilities
+from agents_ui.run_render import RunView
+from agents_ui.run_views import host_context, host_context_candidates
+from agents_ui.runs import live_run, transcript_of
 from agents_ui.sdk import AgentError, PrepareResult
 
 # What this UI can render, asked for in prepare(); the agent grants a subset (PROTOCOLS.md 2.1).
@@ -24,15 +30,6 @@ UI_OUTPUT_MODULES = ["citation", "table"]
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
-
-
-async def _usable_endpoint(request: HttpRequest, slug: str) -> AgentEndpoint:
-    """An endpoint this user may use; anything else is "not found", never "forbidden"."""
-    user = await request.auser()
-    try:
-        return await AgentEndpoint.objects.usable_by(user).aget(slug=slug)
-    except AgentEndpoint.DoesNotExist:
-        raise Http404("No such agent.") from None
 
 
 @login_required
@@ -50,7 +47,7 @@ async def catalogue(request: HtmxHttpRequest) -> TemplateResponse:
 @login_required
 async def catalogue_card(request: HtmxHttpRequest, slug: str) -> TemplateResponse:
     """One card, discovered again now (the card's refresh button)."""
-    endpoint = await _usable_endpoint(request, slug)
+    endpoint = await usable_endpoint(request, slug)
     discovery = await discover_one(endpoint, refresh=True)
     plan = build_plan(endpoint, discovery, user=await user_abilities(await request.auser()))
     return TemplateResponse(
@@ -60,14 +57,35 @@ async def catalogue_card(request: HtmxHttpRequest, slug: str) -> TemplateRespons
 
 @login_required
 async def workspace(request: HtmxHttpRequest, slug: str) -> TemplateResponse:
-    endpoint = await _usable_endpoint(request, slug)
+    endpoint = await usable_endpoint(request, slug)
+    return await render_workspace(request, endpoint)
+
+
+@login_required
+async def conversation(request: HtmxHttpRequest, slug: str, conversation_id: Any) -> TemplateResponse:
+    endpoint = await usable_endpoint(request, slug)
+    thread = await users_conversation(request, endpoint, conversation_id)
+    return await render_workspace(request, endpoint, conversation=thread)
+
+
+async def render_workspace(
+    request: HttpRequest,
+    endpoint: AgentEndpoint,
+    *,
+    conversation: Conversation | None = None,
+    composer_error: str = "",
+    typed: str = "",
+    status: int = 200,
+) -> TemplateResponse:
+    user = await request.auser()
     discovery = await discover_one(endpoint)
     prepared, prepare_error = None, ""
     if discovery.policy is not None and discovery.status == "declared" and not discovery.needs_newer_client:
         prepared, prepare_error = await _prepare(endpoint, request.GET.get("profile") or UI_STREAM_PROFILE)
-    plan = build_plan(
-        endpoint, discovery, user=await user_abilities(await request.auser()), prepared=prepared
-    )
+    abilities = await user_abilities(user)
+    plan = build_plan(endpoint, discovery, user=abilities, prepared=prepared)
+    turns = await sync_to_async(_turns)(conversation, plan, abilities.can_approve) if conversation else []
+    shared = host_context(request, plan, endpoint, conversation)
     context = {
         "endpoint": endpoint,
         "discovery": discovery,
@@ -76,8 +94,68 @@ async def workspace(request: HtmxHttpRequest, slug: str) -> TemplateResponse:
         "prepare_error": prepare_error,
         "raw_declaration": _pretty(discovery.raw if discovery.raw is not None else discovery.last_known),
         "raw_negotiation": _pretty(prepared.negotiated.model_dump(mode="json")) if prepared else "",
+        "conversation": conversation,
+        "turns": turns,
+        "running": any(view.live for _, view in turns),
+        "recent": await _recent_conversations(user, endpoint),
+        "composer_error": composer_error,
+        "typed": typed,
+        "shared_context": shared,
+        "withheld_context": sorted(
+            set(host_context_candidates(request, conversation, endpoint)) - set(shared)
+        ),
     }
-    return TemplateResponse(request, "agents_ui/workspace.html", context)
+    return TemplateResponse(request, "agents_ui/workspace.html", context, status=status)
+
+
+def _turns(conversation: Conversation, plan: Any, can_approve: bool) -> list[tuple[Message | None, RunView]]:
+    """Each run with the message that started it, oldest first."""
+    runs = list(conversation.runs.order_by("created_at"))
+    messages = {
+        m.pk: m for m in conversation.messages.filter(role=Message.Role.USER).prefetch_related("attachments")
+    }
+    decided: dict[Any, dict[str, ApprovalRecord]] = {}
+    for record in ApprovalRecord.objects.filter(run__conversation=conversation).select_related("decided_by"):
+        decided.setdefault(record.run_id, {})[record.request_id] = record
+    turns = []
+    for run in runs:
+        run.conversation = conversation
+        live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
+        view = RunView(
+            run, transcript_of(run), plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {})
+        )
+        turns.append((messages.get((run.request or {}).get("message_id")), view))
+    return turns
+
+
+async def _recent_conversations(user: Any, endpoint: AgentEndpoint) -> list[Conversation]:
+    return [
+        c async for c in Conversation.objects.filter(user=user, endpoint=endpoint).order_by("-updated_at")[:8]
+    ]
+
+
+@login_required
+async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
+    """Every conversation of this person, per agent they may still use, with what waits for them."""
+    user = await request.auser()
+    usable = AgentEndpoint.objects.usable_by(user)
+    threads = [
+        c
+        async for c in Conversation.objects.filter(user=user, endpoint__in=usable)
+        .select_related("endpoint")
+        .order_by("endpoint__name", "-updated_at")
+    ]
+    waiting = {
+        conversation_id
+        async for conversation_id in Run.objects.filter(
+            conversation__in=[c.pk for c in threads], status=Run.Status.INTERRUPTED
+        ).values_list("conversation_id", flat=True)
+    }
+    groups: dict[AgentEndpoint, list[Conversation]] = {}
+    for thread in threads:
+        thread.waiting = thread.pk in waiting
+        groups.setdefault(thread.endpoint, []).append(thread)
+    return TemplateResponse(request, "agents_ui/conversations.html", {"groups": groups})
 
 
 async def _prepare(endpoint: AgentEndpoint, profile: str) -> tuple[PrepareResult | None, str]:

@@ -188,3 +188,11 @@ AGENTS_UI_PUBLIC_URL = os.environ.get("AGENTS_UI_PUBLIC_URL", "http://127.0.0.1:
 AGENTS_UI_DISCOVERY_TTL = int(os.environ.get("AGENTS_UI_DISCOVERY_TTL", "300"))
 # Longest a page waits for one agent's discovery (its own timeouts apply when shorter).
 AGENTS_UI_DISCOVERY_TIMEOUT = float(os.environ.get("AGENTS_UI_DISCOVERY_TIMEOUT", "5"))
+# Whether agents may live on loopback, private and link-local addresses (refused otherwise, to keep
+# admins' URLs from reaching internal services). On in development: the demo agents are on loopback.
+# Cloud metadata addresses are refused whatever this says.
+AGENTS_UI_ALLOW_PRIVATE_ADDRESSES = env_bool("AGENTS_UI_ALLOW_PRIVATE_ADDRESSES", DEBUG)
+# The longest message a person may send, in characters.
+AGENTS_UI_MAX_MESSAGE_CHARS = int(os.environ.get("AGENTS_UI_MAX_MESSAGE_CHARS", "20000"))
+# Largest upload when the agent declares no limit of its own (bytes).
+AGENTS_UI_MAX_UPLOAD_BYTES = int(os.environ.get("AGENTS_UI_MAX_UPLOAD_BYTES", str(20 * 1024 * 1024)))

@@ -96,12 +96,9 @@ def refusal_reason(address: IPAddress) -> str | None:
     return None
 
 
-_ARTICLE = {"unspecified": "an", "cloud metadata": "a", "loopback": "a", "link-local": "a"}
-
-
-def _describe(address: IPAddress, kind: str) -> str:
-    article = _ARTICLE.get(kind, "a")
-    return f"{address} is {article} {kind} address"
+def _a(kind: str) -> str:
+    """ "a private address", "an unspecified address" """
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} address"
 
 
 def check_address(address: IPAddress, *, allow_private: bool) -> None:
@@ -109,7 +106,7 @@ def check_address(address: IPAddress, *, allow_private: bool) -> None:
     kind = refusal_reason(address)
     if kind is None or (allow_private and kind in _ALLOWABLE):
         return
-    raise AddressRefusedError(f"refused: {_describe(address, kind)}")
+    raise AddressRefusedError(f"refused: {address} is {_a(kind)}")
 
 
 def _literal(host: str) -> IPAddress | None:
@@ -128,7 +125,7 @@ async def resolve_and_check(host: str, port: int, *, allow_private: bool) -> IPA
     """
     name = host.rstrip(".").lower()
     if name in METADATA_HOSTNAMES:
-        raise AddressRefusedError(f"refused: {name} is a cloud metadata address")
+        raise AddressRefusedError(f"refused: {name} is {_a('cloud metadata')}")
     literal = _literal(name)
     if literal is not None:
         check_address(literal, allow_private=allow_private)
@@ -144,7 +141,7 @@ async def resolve_and_check(host: str, port: int, *, allow_private: bool) -> IPA
     for address in addresses:
         kind = refusal_reason(address)
         if kind is not None and not (allow_private and kind in _ALLOWABLE):
-            raise AddressRefusedError(f"refused: {name} resolves to {_describe(address, kind)}")
+            raise AddressRefusedError(f"refused: {name} resolves to {address}, {_a(kind)}")
     return addresses[0]
 
 

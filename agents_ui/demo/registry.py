@@ -1,0 +1,150 @@
+"""Which demo agents exist, and how they become AgentEndpoints the product can use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from agents_ui.models import AgentEndpoint
+
+AGUI = AgentEndpoint.Protocol.AGUI
+EXTERNAL = AgentEndpoint.Protocol.EXTERNAL
+
+
+@dataclass(frozen=True)
+class DemoAgent:
+    slug: str
+    name: str
+    protocol: str
+    description: str
+    demonstrates: str
+
+    def url(self, base_url: str) -> str:
+        """AG-UI: the run URL (discovery is {url}/capabilities). External: the base of /policy ..."""
+        root = f"{base_url.rstrip('/')}/demo-agents/{self.slug}"
+        return f"{root}/" if self.protocol == AGUI else root
+
+
+DEMO_AGENTS: list[DemoAgent] = [
+    DemoAgent(
+        "research-assistant",
+        "Research Assistant",
+        AGUI,
+        "Researches a question: streams its reasoning, calls its own search tools in parallel, and answers "
+        "with a structured summary.",
+        "streamed reasoning, own tools with JSON Schemas, parallel calls, structured output, feedback, "
+        "execution limits",
+    ),
+    DemoAgent(
+        "orchestrator",
+        "Project Orchestrator",
+        AGUI,
+        "Delegates research and drafting to sub-agents, then hands the conversation off to a reviewer.",
+        "sub-agents with descriptions, delegation, handoffs, nested SUBAGENT_* events",
+    ),
+    DemoAgent(
+        "document-reviewer",
+        "Document Reviewer",
+        AGUI,
+        "Reviews the PDFs and images you attach: names, types, sizes and page counts.",
+        "multimodal input (PDF, images), non-streamed reasoning",
+    ),
+    DemoAgent(
+        "operations",
+        "Operations Agent",
+        AGUI,
+        "Runs back-office operations; moving money or deleting records waits for your approval, "
+        "and you may edit the arguments first.",
+        "interrupts, approvals, approve with edits, resume, interventions",
+    ),
+    DemoAgent(
+        "planner",
+        "Launch Planner",
+        AGUI,
+        "Builds a plan as a live state document, advanced step by step with JSON Patch.",
+        "STATE_SNAPSHOT and STATE_DELTA, steps, execution.maxIterations, explicit 'not supported'",
+    ),
+    DemoAgent(
+        "toolsmith",
+        "Toolsmith",
+        AGUI,
+        "Hot-loads tool plugins: its tool list changes from one discovery to the next.",
+        "a tool list that changes at runtime, client-provided tools",
+    ),
+    DemoAgent(
+        "cipher",
+        "Cipher",
+        AGUI,
+        "Reasons privately: its reasoning only travels as an encrypted blob.",
+        "encrypted reasoning (REASONING_ENCRYPTED_VALUE only)",
+    ),
+    DemoAgent(
+        "legacy",
+        "Legacy Helpdesk Bot",
+        AGUI,
+        "An older agent without capability discovery; it reasons anyway.",
+        "no discovery (404): everything unknown, reasoning observed in runs",
+    ),
+    DemoAgent(
+        "support-desk",
+        "Support Desk",
+        EXTERNAL,
+        "Customer support for orders; refunds pause for a human approval.",
+        "messages, conversations, files, feedback, approvals, domain tools, three stream profiles, "
+        "citations, grounding, host context, rate and spend limits, 403 for artifacts",
+    ),
+    DemoAgent(
+        "archive",
+        "Records Archive",
+        EXTERNAL,
+        "Searches the company archive and returns tables and downloadable summaries.",
+        "artifacts, table modules, no files or approvals, minimal error detail",
+    ),
+    DemoAgent(
+        "future-agent",
+        "Nova (preview)",
+        EXTERNAL,
+        "A preview agent that requires a newer client SDK.",
+        "sdk.minVersion above the product's SDK: 426 on every call but /policy",
+    ),
+]
+
+DEMO_AGENTS_BY_SLUG: dict[str, DemoAgent] = {agent.slug: agent for agent in DEMO_AGENTS}
+
+
+@transaction.atomic
+def register_demo_agents(base_url: str, *, create_missing: bool = True) -> list[AgentEndpoint]:
+    """Create the missing demo endpoints and point the existing ones at `base_url`. Idempotent.
+
+    Existing demo endpoints keep everything an admin may have changed (name, enabled, access);
+    only their URL follows the server, so a new port keeps them working. A slug already taken by
+    an admin's own (non-demo) endpoint is left alone. Returns the demo endpoints that now exist.
+    """
+    endpoints = []
+    existing = {
+        endpoint.slug: endpoint for endpoint in AgentEndpoint.objects.filter(slug__in=DEMO_AGENTS_BY_SLUG)
+    }
+    for demo in DEMO_AGENTS:
+        url = demo.url(base_url)
+        endpoint = existing.get(demo.slug)
+        if endpoint is None:
+            if not create_missing:
+                continue
+            endpoint = AgentEndpoint(
+                slug=demo.slug,
+                name=demo.name,
+                description=demo.description,
+                protocol=demo.protocol,
+                base_url=url,
+                is_demo=True,
+            )
+            endpoint.full_clean()
+            endpoint.save()
+        elif not endpoint.is_demo:
+            continue
+        elif endpoint.base_url != url:
+            endpoint.base_url = url
+            endpoint.save(update_fields=["base_url", "updated_at"])
+        endpoints.append(endpoint)
+    return endpoints

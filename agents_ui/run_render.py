@@ -1,0 +1,369 @@
+"""A run's transcript as HTML: the whole of it for a page, and its changes for the live stream.
+
+The stream sends htmx out-of-band fragments: text is appended where it grew (so a long answer is
+not sent again at every word), and the parts that changed in other ways are replaced whole.
+Agents' Markdown is rendered with raw HTML disabled, then sanitised with nh3: nothing an agent
+writes can run in the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import nh3
+from django.template.loader import render_to_string
+from django.utils.html import escape
+from markdown_it import MarkdownIt
+
+from agents_ui.decisions import Plan
+from agents_ui.models import Run
+from agents_ui.sdk.transcript import Transcript
+
+_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+_ALLOWED_TAGS = {
+    "p", "br", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li", "a", "h1", "h2", "h3",
+    "h4", "h5", "h6", "hr", "table", "thead", "tbody", "tr", "th", "td", "del",
+}  # fmt: skip
+
+
+def markdown_html(text: str) -> str:
+    """An agent's Markdown as safe HTML."""
+    html = _markdown.render(text or "")
+    return nh3.clean(
+        html,
+        tags=_ALLOWED_TAGS,
+        link_rel="noopener noreferrer nofollow",
+        url_schemes={"http", "https", "mailto"},
+    )
+
+
+def safe_url(url: Any) -> str:
+    """A link an agent gave, kept only when it is plain http(s)."""
+    if isinstance(url, str) and url.lower().startswith(("https://", "http://")):
+        return url
+    return ""
+
+
+def dom_id(prefix: str, value: str) -> str:
+    """A stable, safe DOM id for an agent-chosen id (which may hold any character)."""
+    return f"{prefix}-{hashlib.blake2s(value.encode(), digest_size=6).hexdigest()}"
+
+
+def pretty_json(value: Any) -> str:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+@dataclass
+class RunView:
+    """What the run templates read: the run, its transcript, and the plan it is shown under."""
+
+    run: Run
+    transcript: Transcript
+    plan: Plan
+    can_approve: bool = True
+    live: bool = False
+    # Decisions already recorded for this run's requests: request id -> ApprovalRecord.
+    decided: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dom(self) -> str:
+        return f"run-{self.run.pk}"
+
+    def items(self) -> list[dict[str, Any]]:
+        """Messages in order, each with its tool calls; tool calls with no message at the end."""
+        transcript = self.transcript
+        items, placed = [], set()
+        for message in transcript.messages:
+            if message.role != "assistant":
+                continue
+            calls = [transcript.tool_calls[c] for c in message.tool_call_ids if c in transcript.tool_calls]
+            calls += [
+                call for call in transcript.tool_calls.values()
+                if call.parent_message_id == message.id and call.id not in message.tool_call_ids
+            ]  # fmt: skip
+            placed.update(call.id for call in calls)
+            items.append(
+                {
+                    "kind": "message",
+                    "message": self.message_view(message),
+                    "calls": [self.call_view(c) for c in calls],
+                }
+            )
+        loose = [self.call_view(c) for c in transcript.tool_calls.values() if c.id not in placed]
+        if loose:
+            items.append({"kind": "calls", "calls": loose})
+        return items
+
+    def message_view(self, message: Any) -> dict[str, Any]:
+        node = self.transcript.subagent(message.subagent_run_id) if message.subagent_run_id else None
+        return {
+            "id": message.id,
+            "dom": dom_id("msg", message.id),
+            "text": message.text,
+            "html": markdown_html(message.text) if message.complete else "",
+            "complete": message.complete,
+            "subagent": node.name if node else "",
+        }
+
+    def call_view(self, call: Any) -> dict[str, Any]:
+        return {
+            "id": call.id,
+            "dom": dom_id("call", call.id),
+            "name": call.name,
+            "complete": call.complete,
+            "args": pretty_json(call.args) if call.complete and call.args_error is None else call.args_text,
+            "args_error": call.args_error,
+            "has_result": call.has_result,
+            "result": pretty_json(call.result) if call.has_result else "",
+            "result_error": call.result_error,
+            "status": call.status,
+        }
+
+    def reasoning(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": r.id,
+                "dom": dom_id("why", r.id),
+                "text": r.text,
+                "encrypted": r.encrypted,
+                "complete": r.complete,
+            }
+            for r in self.transcript.reasoning
+        ]
+
+    def subagents(self) -> list[Any]:
+        return self.transcript.subagents
+
+    def interrupts(self) -> list[dict[str, Any]]:
+        """Open AG-UI interrupts of this run, with the tool call each one is about."""
+        found = []
+        for interrupt in self.transcript.open_interrupts:
+            if interrupt.id in self.decided:
+                continue
+            call = self.transcript.tool_calls.get(interrupt.tool_call_id or "")
+            schema = interrupt.response_schema or {}
+            edits = bool(self.plan["approvals"].details.get("approve_with_edits")) or "editedArgs" in (
+                schema.get("properties") or {}
+            )
+            found.append(
+                {
+                    "id": interrupt.id,
+                    "dom": dom_id("int", interrupt.id),
+                    "reason": interrupt.reason,
+                    "message": interrupt.message,
+                    "tool": call.name if call else "",
+                    "args": call.args if call and call.args is not None else {},
+                    "args_json": pretty_json(call.args if call and call.args is not None else {}),
+                    "expires_at": interrupt.expires_at,
+                    "editable": edits,
+                    "metadata": interrupt.metadata or {},
+                    "tool_info": self._tool_info(call.name if call else ""),
+                    "schema": pretty_json(schema) if schema else "",
+                }
+            )
+        return found
+
+    def decisions(self) -> list[Any]:
+        return list(self.decided.values())
+
+    def approvals(self) -> list[dict[str, Any]]:
+        """External agents' approval requests (pending and decided) of this run."""
+        found = []
+        for approval in self.transcript.approvals.values():
+            info = self._tool_info(approval.public_name or "")
+            found.append(
+                {
+                    "id": approval.id,
+                    "dom": dom_id("apr", approval.id),
+                    "tool": approval.public_name,
+                    "args_json": pretty_json(approval.input or {}),
+                    "side_effect_class": approval.side_effect_class or info.get("side_effect_class"),
+                    "expires_at": approval.expires_at,
+                    "decision": approval.decision,
+                    "pending": approval.pending,
+                    "tool_info": info,
+                    "editable": bool(info.get("schema")),
+                }
+            )
+        return found
+
+    def _tool_info(self, name: str) -> dict[str, Any]:
+        for tool in self.plan["tools"].details.get("tools") or []:
+            if tool.get("name") == name:
+                return tool
+        for tool in self.plan["approvals"].details.get("tools_needing_approval") or []:
+            if tool.get("name") == name:
+                return tool
+        return {}
+
+    def modules(self) -> list[dict[str, Any]]:
+        found = []
+        for kind, data in self.transcript.modules:
+            entry: dict[str, Any] = {"type": kind, "json": pretty_json(data)}
+            if kind == "citation" and isinstance(data, dict):
+                source = data.get("source") if isinstance(data.get("source"), dict) else {}
+                entry.update(
+                    text=data.get("text"), title=source.get("title"), url=safe_url(source.get("url"))
+                )
+            elif kind == "table" and isinstance(data, dict) and isinstance(data.get("rows"), list):
+                entry.update(
+                    columns=data.get("columns") or [], rows=[r for r in data["rows"] if isinstance(r, list)]
+                )
+            found.append(entry)
+        return found
+
+    def grounding(self) -> list[dict[str, Any]]:
+        return [
+            {"title": g.title, "url": safe_url(g.url), "snippet": g.snippet}
+            for g in self.transcript.grounding
+        ]
+
+    def state_json(self) -> str:
+        return pretty_json(self.transcript.state if self.transcript.state is not None else {})
+
+    def context(self) -> dict[str, Any]:
+        return {"rv": self, "run": self.run, "plan": self.plan}
+
+
+def render_run(view: RunView) -> str:
+    return render_to_string("agents_ui/run.html#run", view.context())
+
+
+@dataclass
+class StreamRenderer:
+    """Remembers what the browser has, and renders only what changed since (as OOB fragments)."""
+
+    view: RunView
+    _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
+    _complete: set[str] = field(default_factory=set)
+    _reasoning: dict[str, int] = field(default_factory=dict)
+    _calls: dict[str, tuple] = field(default_factory=dict)
+    _signatures: dict[str, Any] = field(default_factory=dict)
+    swaps: int = 0
+
+    def first(self) -> str:
+        """Everything, replacing what the page had: the page and the stream may be a moment apart."""
+        self._remember_all()
+        self.swaps += 1
+        return self._oob(
+            render_to_string("agents_ui/run.html#run-body", self.view.context()),
+            "outerHTML",
+            f"#{self.view.dom}-body",
+        )
+
+    def update(self) -> str:
+        view, transcript = self.view, self.view.transcript
+        parts: list[str] = []
+        structural = False
+        for message in transcript.messages:
+            if message.role != "assistant":
+                continue
+            sent = self._text.get(message.id)
+            if sent is None:
+                structural = True  # a new message: the body is re-rendered below
+                break
+            if message.id not in self._complete and message.complete:
+                self._complete.add(message.id)
+                self._text[message.id] = len(message.text)
+                html = render_to_string(
+                    "agents_ui/run.html#message", {**view.context(), "m": view.message_view(message)}
+                )
+                parts.append(self._oob(html, "outerHTML", f"#{dom_id('msg', message.id)}"))
+                continue
+            text = message.text
+            if len(text) > sent:
+                parts.append(
+                    self._oob(escape(text[sent:]), "beforeend", f"#{dom_id('msg', message.id)}-text")
+                )
+                self._text[message.id] = len(text)
+        for entry in transcript.reasoning:
+            sent = self._reasoning.get(entry.id)
+            if sent is None or entry.encrypted:
+                if sent is None:
+                    structural = True
+                continue
+            if len(entry.text) > sent:
+                parts.append(
+                    self._oob(escape(entry.text[sent:]), "beforeend", f"#{dom_id('why', entry.id)}-text")
+                )
+                self._reasoning[entry.id] = len(entry.text)
+        for call in transcript.tool_calls.values():
+            signature = (call.complete, call.has_result, len(call.args_text), call.status)
+            previous = self._calls.get(call.id)
+            if previous is None:
+                structural = True
+            elif previous != signature:
+                self._calls[call.id] = signature
+                html = render_to_string(
+                    "agents_ui/run.html#tool-call", {**view.context(), "c": view.call_view(call)}
+                )
+                parts.append(self._oob(html, "outerHTML", f"#{dom_id('call', call.id)}"))
+        if not structural:
+            for name, signature, partial in self._sections():
+                if self._signatures.get(name) != signature:
+                    self._signatures[name] = signature
+                    html = render_to_string(f"agents_ui/run.html#{partial}", view.context())
+                    parts.append(self._oob(html, "outerHTML", f"#{view.dom}-{name}"))
+        if structural:
+            return self.first()
+        if parts:
+            self.swaps += 1
+        return "".join(parts)
+
+    def state_fragment(self) -> str:
+        """The workspace's state panel, when the state document changed."""
+        state = self.view.transcript.state
+        if state is None:
+            return ""
+        signature = pretty_json(state)
+        if self._signatures.get("state") == signature:
+            return ""
+        self._signatures["state"] = signature
+        return f'<pre id="state-document" hx-swap-oob="true">{escape(signature)}</pre>'
+
+    def _sections(self) -> list[tuple[str, Any, str]]:
+        t = self.view.transcript
+        return [
+            ("subagents", _subagent_signature(t.subagents), "subagents"),
+            (
+                "approvals",
+                (len(t.open_interrupts), tuple((a.id, a.decision) for a in t.approvals.values())),
+                "approvals",
+            ),
+            ("extras", (len(t.modules), len(t.grounding), len(t.artifacts)), "extras"),
+            (
+                "status",
+                (self.view.run.status, self.view.run.error, t.outcome is not None, len(t.errors)),
+                "status",
+            ),
+        ]
+
+    def _remember_all(self) -> None:
+        t = self.view.transcript
+        self._text = {m.id: len(m.text) for m in t.messages if m.role == "assistant"}
+        self._complete = {m.id for m in t.messages if m.role == "assistant" and m.complete}
+        self._reasoning = {r.id: len(r.text) for r in t.reasoning}
+        self._calls = {
+            c.id: (c.complete, c.has_result, len(c.args_text), c.status) for c in t.tool_calls.values()
+        }
+        state = self._signatures.get("state")
+        self._signatures = {name: signature for name, signature, _ in self._sections()}
+        if state is not None:
+            self._signatures["state"] = state
+
+    @staticmethod
+    def _oob(html: str, style: str, selector: str) -> str:
+        if style == "outerHTML":
+            # The fragment's root carries the id: swap it in place of the element with that id.
+            return html.replace(">", ' hx-swap-oob="true">', 1) if html.lstrip().startswith("<") else ""
+        return f'<span hx-swap-oob="{style}:{selector}">{html}</span>'
+
+
+def _subagent_signature(nodes: list[Any]) -> tuple:
+    return tuple((n.run_id, n.status, _subagent_signature(n.children)) for n in nodes)

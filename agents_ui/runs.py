@@ -1,0 +1,422 @@
+"""Live runs: the user's message in, the agent's events out, stored as they arrive.
+
+A run is started by the request that saved the user's message (`start_run`), as a task of the
+server's event loop, so it goes on when the browser disconnects and nothing the agent says is lost.
+Browsers follow it through `LiveRun.subscribe()`; a second tab or a reconnect subscribes again and
+never starts the agent twice. Every event is folded by the SDK's TranscriptBuilder, written to the
+run's event log in batches, and the assistant's messages are saved as they complete.
+
+One process owns a live run. A page served by another worker, or after a restart, reads the
+event log from the database instead (`replay`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from ag_ui.core import (
+    AssistantMessage,
+    DataSource,
+    DocumentPart,
+    ImagePart,
+    ReasoningMessage,
+    ResumeEntry,
+    RunAgentInput,
+    TextPart,
+    UserMessage,
+)
+from asgiref.sync import sync_to_async
+from django.db import transaction
+from django.utils import timezone
+
+from agents_ui import agent_errors
+from agents_ui.discovery import sdk_client
+from agents_ui.http import agent_http_client
+from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run, RunEvent
+from agents_ui.sdk import AgentError, ExternalAgentClient
+from agents_ui.sdk.agui import parse_event_object
+from agents_ui.sdk.policy import EXTERNAL_EVENT_TYPES, Done, ExternalEvent, LegacyText
+from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+
+logger = logging.getLogger(__name__)
+
+# Events are written to the database at most this often, or when this many are waiting.
+FLUSH_SECONDS = 0.25
+FLUSH_EVENTS = 500
+# An external agent's stream waits while a person decides an approval: allow it that long.
+APPROVAL_WAIT_SECONDS = 900.0
+
+
+# --- Events to and from the event log -----------------------------------------------------------
+
+
+def event_record(event: Any) -> tuple[str, dict[str, Any]]:
+    """A typed event -> (type, JSON payload) for the run's event log."""
+    if isinstance(event, ExternalEvent):
+        if isinstance(event, LegacyText):
+            return "legacy:text", {"text": event.text}
+        if isinstance(event, Done):
+            return "legacy:done", {}
+        return event.event_name, event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return str(event.type.value), event.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def event_from_record(protocol: str, type_: str, payload: dict[str, Any]) -> Any:
+    if protocol == AgentEndpoint.Protocol.AGUI:
+        return parse_event_object(payload)
+    if type_ == "legacy:text":
+        return LegacyText(text=payload.get("text", ""))
+    if type_ == "legacy:done":
+        return Done()
+    cls = EXTERNAL_EVENT_TYPES.get(type_)
+    return cls.model_validate(payload) if cls else None
+
+
+# --- The registry of runs this process is driving -----------------------------------------------
+
+
+@dataclass(eq=False)
+class LiveRun:
+    """A run this process is driving: its transcript so far, and who is watching it."""
+
+    run_id: str
+    protocol: str
+    builder: TranscriptBuilder = field(default_factory=TranscriptBuilder)
+    version: int = 0
+    done: bool = False
+    status: str = Run.Status.RUNNING
+    error: str = ""
+    task: asyncio.Task | None = None
+    # External agents: the client whose stream is open, to post approval decisions while it waits.
+    agent: ExternalAgentClient | None = None
+    _subscribers: set[asyncio.Event] = field(default_factory=set)
+    _pending: list[RunEvent] = field(default_factory=list)
+    _seq: int = 0
+    _last_flush: float = field(default_factory=time.monotonic)
+    _saved_messages: set[str] = field(default_factory=set)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.builder.transcript
+
+    def subscribe(self) -> asyncio.Event:
+        """An event set whenever the run changes (and once now, so the first look is immediate)."""
+        changed = asyncio.Event()
+        changed.set()
+        self._subscribers.add(changed)
+        return changed
+
+    def unsubscribe(self, changed: asyncio.Event) -> None:
+        self._subscribers.discard(changed)
+
+    def notify(self) -> None:
+        self.version += 1
+        for changed in self._subscribers:
+            changed.set()
+
+    def apply(self, event: Any) -> None:
+        self.builder.apply(event)
+        self._seq += 1
+        type_, payload = event_record(event)
+        self._pending.append(RunEvent(run_id=self.run_id, seq=self._seq, type=type_[:64], payload=payload))
+        self.notify()
+
+    def flush_due(self) -> bool:
+        return len(self._pending) >= FLUSH_EVENTS or time.monotonic() - self._last_flush >= FLUSH_SECONDS
+
+    async def flush(self, conversation: Conversation, *, final: bool = False) -> None:
+        batch, self._pending = self._pending, []
+        self._last_flush = time.monotonic()
+        messages = self._new_messages(conversation, final=final)
+        if batch or messages:
+            await sync_to_async(_write, thread_sensitive=True)(self.run_id, batch, messages, self._seq)
+
+    def _new_messages(self, conversation: Conversation, *, final: bool) -> list[Message]:
+        """Assistant messages to save: each once complete, or, at the end, whatever was said."""
+        found = []
+        for message in self.transcript.messages:
+            if message.role != "assistant" or message.id in self._saved_messages:
+                continue
+            if not (message.complete or final) or not message.text:
+                continue
+            self._saved_messages.add(message.id)
+            node = self.transcript.subagent(message.subagent_run_id) if message.subagent_run_id else None
+            found.append(
+                Message(
+                    conversation=conversation,
+                    run_id=self.run_id,
+                    role=Message.Role.ASSISTANT,
+                    remote_id=message.id[:200],
+                    content=message.text,
+                    subagent=(node.name if node else "")[:200],
+                )
+            )
+        if final:
+            for entry in self.transcript.reasoning:
+                if entry.encrypted and entry.encrypted_value and entry.id not in self._saved_messages:
+                    self._saved_messages.add(entry.id)
+                    found.append(
+                        Message(
+                            conversation=conversation,
+                            run_id=self.run_id,
+                            role=Message.Role.REASONING,
+                            remote_id=entry.id[:200],
+                            encrypted_value=entry.encrypted_value,
+                        )
+                    )
+        return found
+
+
+def _write(run_id: str, events: list[RunEvent], messages: list[Message], count: int) -> None:
+    with transaction.atomic():
+        if events:
+            RunEvent.objects.bulk_create(events)
+        if messages:
+            Message.objects.bulk_create(messages)
+        Run.objects.filter(pk=run_id).update(event_count=count)
+
+
+LIVE: dict[str, LiveRun] = {}
+
+
+def live_run(run_id: uuid.UUID | str) -> LiveRun | None:
+    return LIVE.get(str(run_id))
+
+
+# --- Starting, driving and stopping runs --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the person asked for, as stored in Run.request."""
+
+    kind: str = "message"  # "message" | "resume"
+    message_id: int | None = None
+    subagent: str = ""
+    stream_profile: str = ""
+    output_module_types: tuple[str, ...] = ()
+    host_context: dict[str, Any] = field(default_factory=dict)
+    resume: tuple[dict[str, Any], ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "message_id": self.message_id,
+            "subagent": self.subagent,
+            "stream_profile": self.stream_profile,
+            "output_module_types": list(self.output_module_types),
+            "host_context": self.host_context,
+            "resume": list(self.resume),
+        }
+
+
+def start_run(run: Run) -> LiveRun:
+    """Drive a pending run in the background of the current event loop (the server's)."""
+    live = LiveRun(str(run.id), run.conversation.endpoint.protocol)
+    LIVE[live.run_id] = live
+    live.task = asyncio.get_running_loop().create_task(_drive(run, live), name=f"run-{run.id}")
+    return live
+
+
+async def stop_run(run_id: uuid.UUID | str) -> bool:
+    """End a live run: the upstream connection is closed, what was said so far is kept."""
+    live = live_run(run_id)
+    if live is None or live.done or live.task is None:
+        return False
+    live.task.cancel()
+    try:
+        await asyncio.wait_for(asyncio.shield(live.task), timeout=5)
+    except (TimeoutError, asyncio.CancelledError):
+        pass
+    return True
+
+
+async def _drive(run: Run, live: LiveRun) -> None:
+    conversation = run.conversation
+    endpoint = conversation.endpoint
+    await Run.objects.filter(pk=run.pk).aupdate(status=Run.Status.RUNNING, started_at=timezone.now())
+    status, error = Run.Status.RUNNING, ""
+    try:
+        async with agent_http_client() as client:
+            agent = sdk_client(endpoint, client)
+            if isinstance(agent, ExternalAgentClient):
+                agent.timeout = httpx.Timeout(
+                    max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
+                )
+                live.agent = agent
+                events = await _external_events(agent, run)
+            else:
+                events = agent.run(await sync_to_async(_agui_input)(run))
+            async with aclosing(events):
+                async for event in events:
+                    live.apply(event)
+                    if live.flush_due():
+                        await live.flush(conversation)
+    except asyncio.CancelledError:
+        status, error = Run.Status.CANCELLED, "Stopped. The answer so far is kept."
+    except AgentError as exc:
+        status, error = Run.Status.FAILED, agent_errors.describe(exc)
+        logger.info("run %s failed: %s", run.pk, exc.code)
+    except Exception:
+        logger.exception("run %s failed unexpectedly", run.pk)
+        status, error = Run.Status.FAILED, "Something went wrong while reading the agent's answer."
+    if status == Run.Status.RUNNING:
+        status, error = _final_status(live.transcript)
+    live.status, live.error = status, error
+    try:
+        await live.flush(conversation, final=True)
+        await Run.objects.filter(pk=run.pk).aupdate(
+            status=status, error=error, finished_at=timezone.now(), state=_jsonable(live.transcript.state)
+        )
+        await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
+        await _remember_observations(endpoint, live.transcript)
+    finally:
+        live.done = True
+        live.notify()
+        LIVE.pop(live.run_id, None)
+
+
+async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:
+    """Evidence from this run about what the agent does, kept apart from its declaration."""
+    seen = transcript.observed
+    found = {"reasoning": seen.reasoning, "interrupts": seen.interrupts, "state": seen.state_events}
+    found = {key: True for key, value in found.items() if value}
+    if found and not found.items() <= (endpoint.observed or {}).items():
+        observed = {**(endpoint.observed or {}), **found}
+        await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=observed)
+
+
+def _final_status(transcript: Transcript) -> tuple[str, str]:
+    outcome = transcript.outcome
+    if outcome is None:
+        return Run.Status.COMPLETED, ""
+    if outcome.kind == "interrupt" or transcript.pending_approvals:
+        return Run.Status.INTERRUPTED, ""
+    if outcome.kind == "error":
+        return Run.Status.FAILED, outcome.message or "The agent reported an error."
+    if outcome.kind == "cancelled":
+        return Run.Status.CANCELLED, "The agent cancelled the run."
+    return Run.Status.COMPLETED, ""
+
+
+def _jsonable(value: Any) -> Any:
+    return value if isinstance(value, dict | list | str | int | float | bool) or value is None else None
+
+
+def _agui_input(run: Run) -> RunAgentInput:
+    """The conversation so far, and this run's request, as AG-UI wants it."""
+    conversation = run.conversation
+    request = run.request or {}
+    history = list(conversation.messages.order_by("created_at", "id").prefetch_related("attachments"))
+    current = request.get("message_id")
+    messages: list[Any] = []
+    for message in history:
+        if message.role == Message.Role.USER:
+            content: Any = message.content
+            if message.pk == current:
+                parts = [_content_part(a) for a in message.attachments.all()]
+                if parts:
+                    content = [TextPart(text=message.content), *parts]
+            messages.append(UserMessage(id=f"user-{message.pk}", content=content))
+        elif message.role == Message.Role.ASSISTANT:
+            messages.append(
+                AssistantMessage(id=message.remote_id or f"assistant-{message.pk}", content=message.content)
+            )
+        elif message.encrypted_value:
+            messages.append(
+                ReasoningMessage(
+                    id=message.remote_id or f"reasoning-{message.pk}",
+                    content="",
+                    encrypted_value=message.encrypted_value,
+                )
+            )
+    previous = conversation.runs.exclude(pk=run.pk).exclude(state=None).order_by("-created_at").first()
+    forwarded: dict[str, Any] = {}
+    if request.get("subagent"):
+        # PROTOCOLS.md 1.1: the sub-agent the person chose travels as forwardedProps.subagent.
+        forwarded["subagent"] = request["subagent"]
+    resume = [ResumeEntry.model_validate(entry) for entry in request.get("resume") or []]
+    return RunAgentInput(
+        thread_id=conversation.thread_id,
+        run_id=str(run.id),
+        protocol_version="1.0",
+        messages=messages,
+        state=previous.state if previous else None,
+        tools=[],
+        context=[],
+        forwarded_props=forwarded or None,
+        resume=resume or None,
+    )
+
+
+def _content_part(attachment: Attachment) -> Any:
+    source = DataSource(
+        value=base64.b64encode(bytes(attachment.data)).decode(), mime_type=attachment.mime_type
+    )
+    metadata = {"filename": attachment.name, "size": attachment.size}
+    if attachment.mime_type.startswith("image/"):
+        return ImagePart(source=source, metadata=metadata)
+    return DocumentPart(source=source, metadata=metadata)
+
+
+async def _external_events(agent: ExternalAgentClient, run: Run) -> AsyncIterator[Any]:
+    """Create the remote conversation and upload files where needed, then send the message."""
+    conversation = run.conversation
+    request = run.request or {}
+    await agent.prepare(
+        stream_profile=request.get("stream_profile") or None,
+        output_module_types=request.get("output_module_types") or None,
+        provider_grounding_display=True,
+    )
+    if not conversation.remote_id:
+        remote = await agent.create_conversation()
+        conversation.remote_id = remote.id
+        await Conversation.objects.filter(pk=conversation.pk).aupdate(remote_id=remote.id)
+    message = await Message.objects.aget(pk=request["message_id"])
+    file_ids = []
+    async for attachment in Attachment.objects.filter(message=message):
+        if not attachment.remote_id:
+            info = await agent.upload_file(
+                bytes(attachment.data), attachment.name, declared_mime_type=attachment.mime_type
+            )
+            attachment.remote_id = info.id
+            await Attachment.objects.filter(pk=attachment.pk).aupdate(remote_id=info.id)
+        file_ids.append(attachment.remote_id)
+    return agent.send_message(
+        conversation.remote_id,
+        message.content,
+        file_ids=file_ids or None,
+        host_context=request.get("host_context") or None,
+    )
+
+
+# --- Reading a run back -------------------------------------------------------------------------
+
+
+def replay(run: Run) -> Transcript:
+    """The transcript of a run from its event log (a finished run, or one driven elsewhere)."""
+    builder = TranscriptBuilder()
+    protocol = run.conversation.endpoint.protocol
+    for type_, payload in RunEvent.objects.filter(run=run).order_by("seq").values_list("type", "payload"):
+        try:
+            event = event_from_record(protocol, type_, payload)
+        except Exception:  # a stored event that no longer parses must not hide the rest
+            logger.warning("skipping stored event %s of run %s", type_, run.pk, exc_info=True)
+            continue
+        if event is not None:
+            builder.apply(event)
+    return builder.transcript
+
+
+def transcript_of(run: Run) -> Transcript:
+    live = live_run(run.pk)
+    return live.transcript if live is not None else replay(run)

@@ -1,0 +1,410 @@
+"""Each AG-UI demo agent: what it declares, and what its runs do, through the SDK over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from ag_ui.core import EventType, RunAgentInput
+
+from agents_ui.demo.agui_agents import pdf_page_count, upgrade_legacy_parts
+from agents_ui.sdk import AgUiAgent
+
+from .conftest import PNG_1PX, b64, pdf_bytes, run_input
+
+
+def agent(live_url: str, slug: str) -> AgUiAgent:
+    return AgUiAgent(f"{live_url}/demo-agents/{slug}/", timeout=10)
+
+
+async def run(live_url: str, slug: str, body: dict[str, Any]) -> list[Any]:
+    return [event async for event in agent(live_url, slug).run(RunAgentInput.model_validate(body))]
+
+
+def types(events: list[Any]) -> list[str]:
+    return [event.type.value for event in events]
+
+
+def text_of(events: list[Any]) -> str:
+    return "".join(e.delta for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT)
+
+
+async def test_every_declaring_agent_answers_discovery_with_a_rich_valid_declaration(live_url):
+    slugs = ["research-assistant", "orchestrator", "document-reviewer", "operations", "planner", "toolsmith"]
+    for slug in [*slugs, "cipher"]:
+        result = await agent(live_url, slug).discover()
+        assert result.status == "declared", (slug, result.error)
+        identity = result.capabilities.identity
+        assert identity.name and identity.description and identity.version and identity.provider
+        assert identity.documentation_url.endswith(f"/demo-agents/{slug}/docs")
+        assert result.capabilities.transport.streaming is True
+        async with httpx.AsyncClient() as client:
+            docs = await client.get(identity.documentation_url)
+        assert docs.status_code == 200 and identity.name in docs.text
+
+
+async def test_declarations_differ_so_the_ui_reshapes(live_url):
+    raw = [
+        (await agent(live_url, slug).discover()).raw for slug in ("research-assistant", "planner", "cipher")
+    ]
+    assert len({json.dumps(r, sort_keys=True) for r in raw}) == 3
+    assert raw[1]["reasoning"] == {"supported": False}  # explicit "unsupported", not absent
+    assert "reasoning" in raw[0] and "state" not in raw[0]  # absent means unknown
+
+
+async def test_research_assistant_streams_reasoning_calls_tools_in_parallel_and_returns_structured_output(
+    live_url,
+):
+    caps = await agent(live_url, "research-assistant").get_capabilities()
+    assert caps.reasoning.supported and caps.reasoning.streaming and not caps.reasoning.encrypted
+    assert caps.tools.parallel_calls is True
+    assert {t.name for t in caps.tools.items} == {"web_search", "read_paper"}
+    assert all(t.parameters["type"] == "object" for t in caps.tools.items)
+    assert caps.output.structured_output is True
+    assert caps.human_in_the_loop.feedback is True
+    assert caps.execution.max_iterations == 6
+
+    events = await run(live_url, "research-assistant", run_input("How do heat pumps compare with boilers?"))
+
+    kinds = types(events)
+    assert kinds[0] == "RUN_STARTED" and kinds[-1] == "RUN_FINISHED"
+    assert kinds.count("REASONING_MESSAGE_CONTENT") > 1  # streamed, not at once
+    starts = [i for i, k in enumerate(kinds) if k == "TOOL_CALL_START"]
+    first_end = kinds.index("TOOL_CALL_END")
+    assert len(starts) == 2 and starts[1] < first_end  # the second call opens before the first ends
+    assert "heat pumps compare with boilers" in text_of(events)
+    result = events[-1].result
+    assert result["topic"] == "How do heat pumps compare with boilers"
+    assert result["sources"] and result["findings"]
+
+
+async def test_orchestrator_delegates_to_nested_subagents_and_hands_off(live_url):
+    caps = await agent(live_url, "orchestrator").get_capabilities()
+    assert caps.multi_agent.delegation and caps.multi_agent.handoffs
+    assert [s.name for s in caps.multi_agent.subagents] == [
+        "researcher",
+        "fact-checker",
+        "writer",
+        "reviewer",
+    ]
+    assert all(s.description for s in caps.multi_agent.subagents)
+
+    events = await run(live_url, "orchestrator", run_input("Write a launch brief for the app."))
+
+    started = [e for e in events if e.type == EventType.SUBAGENT_STARTED]
+    finished = {e.subagent_run_id for e in events if e.type == EventType.SUBAGENT_FINISHED}
+    assert [s.name for s in started] == ["researcher", "fact-checker", "writer", "reviewer"]
+    assert {s.subagent_run_id for s in started} == finished
+    researcher, checker = started[0], started[1]
+    assert checker.parent_subagent_run_id == researcher.subagent_run_id  # nested
+    delegations = [
+        e for e in events if e.type == EventType.TOOL_CALL_START and e.tool_call_name == "delegate"
+    ]
+    assert researcher.parent_tool_call_id == delegations[0].tool_call_id
+    handoff = next(e for e in events if e.type == EventType.CUSTOM)
+    assert handoff.name == "agents_ui.handoff" and handoff.value["to"] == "reviewer"
+    reviewer_text = [
+        e
+        for e in events
+        if e.type == EventType.TEXT_MESSAGE_START and e.subagent_run_id == started[3].subagent_run_id
+    ]
+    assert reviewer_text, "after the handoff the reviewer speaks as itself"
+
+
+async def test_document_reviewer_reports_names_types_sizes_and_pdf_pages(live_url):
+    caps = await agent(live_url, "document-reviewer").get_capabilities()
+    assert caps.multimodal.input.pdf and caps.multimodal.input.image
+    assert caps.multimodal.input.audio is False and caps.multimodal.input.video is False
+    assert caps.reasoning.streaming is False
+    assert caps.custom["input"]["maxBytes"] == 10 * 1024 * 1024
+
+    pdf = pdf_bytes(4)
+    body = run_input(
+        content=[
+            {"type": "text", "text": "Is the lease complete?"},
+            {
+                "type": "document",
+                "source": {"type": "data", "value": b64(pdf), "mimeType": "application/pdf"},
+                "metadata": {"filename": "lease.pdf"},
+            },
+            {
+                "type": "image",
+                "source": {"type": "data", "value": b64(PNG_1PX), "mimeType": "image/jpeg"},
+                "metadata": {"filename": "scan.jpg"},
+            },
+            {
+                "type": "image",
+                "source": {"type": "url", "value": "https://example.com/files/floor%20plan.png"},
+            },
+        ]
+    )
+    events = await run(live_url, "document-reviewer", body)
+
+    text = text_of(events)
+    assert f"**lease.pdf**: application/pdf, {len(pdf)} bytes, 4 pages" in text
+    assert "**scan.jpg**: image/png, 70 bytes (labelled image/jpeg but the bytes are image/png)" in text
+    assert "**floor plan.png**" in text
+    assert "Is the lease complete" in text
+    reasoning = [e for e in events if e.type == EventType.REASONING_MESSAGE_CONTENT]
+    assert len(reasoning) == 1  # not streaming: delivered whole
+    assert events[-1].result["files"][0] == {
+        "name": "lease.pdf",
+        "mimeType": "application/pdf",
+        "size": len(pdf),
+        "pages": 4,
+    }
+
+
+async def test_document_reviewer_accepts_the_pre_1_0_binary_part(live_url):
+    legacy = {
+        "type": "binary",
+        "mimeType": "application/pdf",
+        "data": b64(pdf_bytes(2)),
+        "filename": "old.pdf",
+    }
+    async with httpx.AsyncClient() as client:
+        response = await client.post(
+            f"{live_url}/demo-agents/document-reviewer/", json=run_input(content=[legacy])
+        )
+    assert response.status_code == 200
+    assert '"name":"old.pdf","mimeType":"application/pdf"' in response.text and '"pages":2' in response.text
+
+
+async def test_document_reviewer_takes_a_pdf_larger_than_djangos_default_body_limit(live_url):
+    pdf = pdf_bytes(3) + b"%" + b"0" * (3 * 1024 * 1024)  # 3 MB: 4 MB once base64-encoded
+    part = {"type": "document", "source": {"type": "data", "value": b64(pdf), "mimeType": "application/pdf"}}
+    events = await run(live_url, "document-reviewer", run_input(content=[part]))
+    assert events[-1].result["files"][0]["pages"] == 3
+
+
+async def test_document_reviewer_without_attachments_asks_for_one(live_url):
+    events = await run(live_url, "document-reviewer", run_input("What do you think?"))
+    assert "attach a PDF or an image" in text_of(events)
+
+
+def test_pdf_page_count_counts_pages_not_the_page_tree():
+    assert pdf_page_count(pdf_bytes(7)) == 7
+    assert pdf_page_count(b"<< /Type/Page >> << /Type /Pages >> << /Type  /Page/Parent 1 0 R >>") == 2
+
+
+def test_upgrade_legacy_parts_rewrites_binary_into_media_parts():
+    payload = {
+        "messages": [{"content": [{"type": "binary", "mimeType": "image/png", "url": "https://x/y.png"}]}]
+    }
+    part = upgrade_legacy_parts(payload)["messages"][0]["content"][0]
+    assert part == {
+        "type": "image",
+        "source": {"type": "url", "value": "https://x/y.png", "mimeType": "image/png"},
+    }
+
+
+async def _interrupted(live_url: str, text: str) -> tuple[dict[str, Any], Any, Any]:
+    body = run_input(text)
+    events = await run(live_url, "operations", body)
+    finished = events[-1]
+    assert finished.type == EventType.RUN_FINISHED and finished.outcome.type == "interrupt"
+    call = next(e for e in events if e.type == EventType.TOOL_CALL_START)
+    return body, finished.outcome.interrupts[0], call
+
+
+def _resume(
+    body: dict[str, Any], interrupt_id: str, payload: Any, status: str = "resolved"
+) -> dict[str, Any]:
+    return run_input(
+        thread_id=body["threadId"],
+        messages=[],
+        resume=[{"interruptId": interrupt_id, "status": status, "payload": payload}],
+    )
+
+
+async def test_operations_declares_interrupts_with_edits(live_url):
+    caps = await agent(live_url, "operations").get_capabilities()
+    hitl = caps.human_in_the_loop
+    assert hitl.approvals and hitl.interrupts and hitl.approve_with_edits and hitl.interventions
+    assert {t.name for t in caps.tools.items} == {"transfer_funds", "delete_records", "get_balance"}
+
+
+async def test_operations_pauses_a_sensitive_call_with_an_interrupt(live_url):
+    _, interrupt, call = await _interrupted(live_url, "Pay the vendor 120 euros.")
+
+    assert call.tool_call_name == "transfer_funds"
+    assert interrupt.reason == "tool_call" and interrupt.tool_call_id == call.tool_call_id
+    assert interrupt.message == "Transfer 120 EUR from OPS-001 to VENDOR-042?"
+    assert "editedArgs" in interrupt.response_schema["properties"]
+    assert interrupt.expires_at.endswith("Z")
+
+
+async def test_operations_resume_approved_runs_the_proposed_call(live_url):
+    body, interrupt, call = await _interrupted(live_url, "Pay the vendor 120 euros.")
+
+    events = await run(live_url, "operations", _resume(body, interrupt.id, {"approved": True}))
+
+    assert types(events)[:2] == ["RUN_STARTED", "MESSAGES_SNAPSHOT"]
+    result = next(e for e in events if e.type == EventType.TOOL_CALL_RESULT)
+    output = json.loads(result.content)
+    assert result.tool_call_id == call.tool_call_id
+    assert output["status"] == "executed" and output["arguments"]["amount"] == 120
+    assert "the proposed arguments (120 EUR to VENDOR-042)" in text_of(events)
+    assert events[-1].outcome.type == "success"
+
+
+async def test_operations_resume_rejected_changes_nothing(live_url):
+    body, interrupt, _ = await _interrupted(live_url, "Delete old logs please.")
+
+    events = await run(live_url, "operations", _resume(body, interrupt.id, {"approved": False}))
+
+    output = json.loads(next(e for e in events if e.type == EventType.TOOL_CALL_RESULT).content)
+    assert output == {"status": "rejected", "tool": "delete_records"}
+    assert "you rejected `delete_records`, so nothing was changed" in text_of(events)
+
+
+async def test_operations_resume_with_edited_arguments_uses_the_edits(live_url):
+    body, interrupt, _ = await _interrupted(live_url, "Pay the vendor 120 euros.")
+    edited = {"fromAccount": "OPS-001", "toAccount": "VENDOR-007", "amount": 99.5, "currency": "GBP"}
+
+    events = await run(
+        live_url, "operations", _resume(body, interrupt.id, {"approved": True, "editedArgs": edited})
+    )
+
+    output = json.loads(next(e for e in events if e.type == EventType.TOOL_CALL_RESULT).content)
+    assert output["arguments"] == edited
+    assert "your edited arguments (99.5 GBP to VENDOR-007)" in text_of(events)
+
+
+async def test_a_new_request_on_the_thread_supersedes_the_open_interrupt(live_url):
+    body, first, _ = await _interrupted(live_url, "Pay 10 euros.")
+    again = run_input("Actually, pay 20 euros.", thread_id=body["threadId"])
+    events = await run(live_url, "operations", again)
+    second = events[-1].outcome.interrupts[0]
+
+    stale = await run(live_url, "operations", _resume(body, first.id, {"approved": True}))
+    fresh = await run(live_url, "operations", _resume(body, second.id, {"approved": True}))
+
+    assert types(stale)[-1] == "RUN_ERROR"
+    assert "20 EUR" in text_of(fresh)
+
+
+async def test_operations_resume_cancelled_is_reported_as_cancelled(live_url):
+    body, interrupt, _ = await _interrupted(live_url, "Pay 10 euros.")
+    events = await run(live_url, "operations", _resume(body, interrupt.id, None, status="cancelled"))
+    assert "you cancelled" in text_of(events)
+
+
+@pytest.mark.parametrize("interrupt_id", ["interrupt-does-not-exist", None])
+async def test_operations_resume_with_an_unknown_or_used_interrupt_is_a_run_error(live_url, interrupt_id):
+    body, interrupt, _ = await _interrupted(live_url, "Pay 10 euros.")
+    if interrupt_id is None:  # answering the same interrupt twice: the second time it is unknown
+        await run(live_url, "operations", _resume(body, interrupt.id, {"approved": True}))
+        interrupt_id = interrupt.id
+
+    events = await run(live_url, "operations", _resume(body, interrupt_id, {"approved": True}))
+
+    assert types(events) == ["RUN_STARTED", "RUN_ERROR"]
+    assert events[-1].code == "unknown_interrupt" and interrupt_id in events[-1].message
+
+
+async def test_planner_advances_a_state_document_with_json_patch(live_url):
+    import jsonpatch
+
+    caps = await agent(live_url, "planner").get_capabilities()
+    assert caps.state.snapshots and caps.state.deltas and caps.execution.max_iterations == 5
+
+    events = await run(live_url, "planner", run_input("Plan the launch of the Berlin office."))
+
+    snapshots = [e for e in events if e.type == EventType.STATE_SNAPSHOT]
+    state = snapshots[0].snapshot
+    assert state["goal"] == "Plan the launch of the Berlin office" and state["status"] == "planning"
+    for event in events[events.index(snapshots[0]) + 1 :]:
+        if event.type == EventType.STATE_DELTA:
+            state = jsonpatch.apply_patch(state, [op.model_dump(by_alias=True) for op in event.delta])
+    assert state == snapshots[-1].snapshot  # the deltas, applied in order, give the final snapshot
+    assert state["status"] == "ready" and all(step["status"] == "done" for step in state["steps"])
+    assert state["iteration"] <= state["maxIterations"] == 5
+
+
+async def test_toolsmith_tool_list_changes_between_two_discoveries(live_url):
+    toolsmith = agent(live_url, "toolsmith")
+    first = await toolsmith.get_capabilities()
+    second = await toolsmith.get_capabilities()
+
+    first_names = [t.name for t in first.tools.items]
+    second_names = [t.name for t in second.tools.items]
+    assert first_names != second_names
+    assert first_names[0] == second_names[0] == "list_tools"
+    assert first.tools.client_provided is True
+
+    events = await run(
+        live_url,
+        "toolsmith",
+        run_input(
+            "What can you do?", tools=[{"name": "pick_colour", "description": "Ask the user for a colour."}]
+        ),
+    )
+    result = json.loads(next(e for e in events if e.type == EventType.TOOL_CALL_RESULT).content)
+    third = await toolsmith.get_capabilities()
+    assert result["tools"] == [t.name for t in third.tools.items]  # runs use the current list
+    assert "Your client also offered: pick_colour" in text_of(events)
+
+
+async def test_cipher_reasons_only_in_encrypted_form(live_url):
+    caps = await agent(live_url, "cipher").get_capabilities()
+    assert caps.reasoning.encrypted is True and caps.reasoning.streaming is False
+
+    events = await run(live_url, "cipher", run_input("Should we sign?"))
+
+    kinds = types(events)
+    assert "REASONING_ENCRYPTED_VALUE" in kinds
+    assert not [k for k in kinds if k.startswith("REASONING_") and k != "REASONING_ENCRYPTED_VALUE"]
+    blob = next(e for e in events if e.type == EventType.REASONING_ENCRYPTED_VALUE)
+    message = next(e for e in events if e.type == EventType.TEXT_MESSAGE_START)
+    assert blob.subtype == "message" and blob.entity_id == message.message_id
+    assert "Should we sign" not in blob.encrypted_value
+
+    returned = run_input("And now?")
+    returned["messages"].insert(
+        0, {"id": "r1", "role": "reasoning", "content": "", "encryptedValue": blob.encrypted_value}
+    )
+    again = await run(live_url, "cipher", returned)
+    assert "You sent back 1 encrypted reasoning block" in text_of(again)
+
+
+async def test_legacy_has_no_discovery_but_reasons_in_its_runs(live_url):
+    result = await agent(live_url, "legacy").discover()
+    assert result.status == "none" and result.capabilities is None
+
+    events = await run(live_url, "legacy", run_input("My printer is broken."))
+
+    assert "REASONING_MESSAGE_CONTENT" in types(events)
+    assert events[0].protocol_version is None and events[-1].outcome is None  # an older server
+    assert "printer is broken" in text_of(events)
+
+
+async def test_a_malformed_run_input_is_refused_before_the_stream(live_url):
+    async with httpx.AsyncClient() as client:
+        bad = await client.post(f"{live_url}/demo-agents/planner/", json={"messages": "nope"})
+        not_json = await client.post(
+            f"{live_url}/demo-agents/planner/", content=b"{", headers={"Content-Type": "application/json"}
+        )
+        get = await client.get(f"{live_url}/demo-agents/planner/")
+        unknown = await client.post(f"{live_url}/demo-agents/nobody/", json=run_input())
+    assert bad.status_code == 422 and bad.headers["content-type"] == "application/json"
+    assert not_json.status_code == 422
+    assert get.status_code == 405
+    async with httpx.AsyncClient() as client:
+        doubled = await client.get(f"{live_url}/demo-agents/planner//capabilities")
+    assert doubled.status_code == 200  # "{url}/capabilities" joined onto a URL ending in "/"
+    assert unknown.status_code == 404
+
+
+async def test_runs_are_paced_by_the_setting(live_url, settings):
+    import time
+
+    settings.AGENTS_UI_DEMO_PACING = 0.02
+    started = time.monotonic()
+    events = await run(live_url, "legacy", run_input("hello there"))
+    deltas = len(
+        [e for e in events if e.type in (EventType.TEXT_MESSAGE_CONTENT, EventType.REASONING_MESSAGE_CONTENT)]
+    )
+    assert time.monotonic() - started >= 0.02 * (deltas - 2)

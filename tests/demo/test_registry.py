@@ -1,0 +1,94 @@
+"""Registration of the demo agents: first start, idempotence, URL refresh, deletions that stick."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from agents_ui.demo.registry import DEMO_AGENTS, register_demo_agents
+from agents_ui.models import AgentEndpoint
+
+pytestmark = pytest.mark.django_db
+
+
+def setup(**kwargs) -> str:
+    out = StringIO()
+    call_command("setup_demo_agents", stdout=out, **kwargs)
+    return out.getvalue()
+
+
+def test_every_capability_row_has_a_demo_agent_of_each_protocol():
+    protocols = {agent.protocol for agent in DEMO_AGENTS}
+    assert protocols == {"agui", "external"} and len(DEMO_AGENTS) == 11
+    assert len({agent.slug for agent in DEMO_AGENTS}) == len(DEMO_AGENTS)
+
+
+def test_register_creates_every_demo_agent_once_with_urls_on_this_server():
+    endpoints = register_demo_agents("http://127.0.0.1:8000/")
+    again = register_demo_agents("http://127.0.0.1:8000")
+
+    assert [e.pk for e in endpoints] == [e.pk for e in again]
+    assert AgentEndpoint.objects.filter(is_demo=True).count() == len(DEMO_AGENTS)
+    planner = AgentEndpoint.objects.get(slug="planner")
+    assert planner.base_url == "http://127.0.0.1:8000/demo-agents/planner/" and planner.protocol == "agui"
+    desk = AgentEndpoint.objects.get(slug="support-desk")
+    assert desk.base_url == "http://127.0.0.1:8000/demo-agents/support-desk" and desk.protocol == "external"
+    assert desk.name == "Support Desk" and desk.enabled and desk.description
+
+
+def test_a_new_port_moves_existing_demo_agents_and_keeps_admin_changes():
+    register_demo_agents("http://127.0.0.1:8000")
+    AgentEndpoint.objects.filter(slug="cipher").update(enabled=False, name="Cipher (hidden)")
+
+    register_demo_agents("http://localhost:9000")
+
+    cipher = AgentEndpoint.objects.get(slug="cipher")
+    assert cipher.base_url == "http://localhost:9000/demo-agents/cipher/"
+    assert cipher.enabled is False and cipher.name == "Cipher (hidden)"
+
+
+def test_an_admins_own_endpoint_with_a_demo_slug_is_left_alone():
+    AgentEndpoint.objects.create(slug="legacy", name="Our legacy bot", base_url="https://bot.example.com/")
+    endpoints = register_demo_agents("http://127.0.0.1:8000")
+    assert "legacy" not in {e.slug for e in endpoints}
+    assert AgentEndpoint.objects.get(slug="legacy").base_url == "https://bot.example.com/"
+
+
+def test_command_registers_on_first_start_only_and_deletions_stick(settings):
+    settings.AGENTS_UI_DEMO_AUTOREGISTER = True
+    settings.AGENTS_UI_PUBLIC_URL = "http://127.0.0.1:8000"
+
+    assert "Demo agents registered at http://127.0.0.1:8000" in setup()
+    AgentEndpoint.objects.filter(slug="toolsmith").delete()
+    assert "nothing to change" in setup()
+    assert not AgentEndpoint.objects.filter(slug="toolsmith").exists()
+
+    assert "now pointing at http://127.0.0.1:8123: " in setup(base_url="http://127.0.0.1:8123")
+    assert "registered at http://127.0.0.1:8123: toolsmith." in setup(
+        base_url="http://127.0.0.1:8123", force=True
+    )
+
+
+def test_command_does_nothing_when_autoregistration_is_off(settings):
+    settings.AGENTS_UI_DEMO_AUTOREGISTER = False
+    assert "automatic registration is off" in setup()
+    assert not AgentEndpoint.objects.exists()
+    setup(force=True)
+    assert AgentEndpoint.objects.filter(is_demo=True).count() == len(DEMO_AGENTS)
+
+
+async def test_registered_demo_agents_are_reachable_at_their_urls(live_url):
+    import httpx
+    from asgiref.sync import sync_to_async
+
+    endpoints = await sync_to_async(register_demo_agents)(live_url)
+    async with httpx.AsyncClient(timeout=10) as client:
+        for endpoint in endpoints:
+            if endpoint.protocol == "agui":
+                response = await client.get(f"{endpoint.base_url.rstrip('/')}/capabilities")
+                assert response.status_code == (404 if endpoint.slug == "legacy" else 200), endpoint.slug
+            else:
+                response = await client.get(f"{endpoint.base_url}/policy")
+                assert response.status_code == 200 and response.json()["identity"]["name"] == endpoint.name
