@@ -76,29 +76,16 @@ class RunView:
         return f"run-{self.run.pk}"
 
     def items(self) -> list[dict[str, Any]]:
-        """Messages in order, each with its tool calls; tool calls with no message at the end."""
+        """Assistant messages and tool calls, in the order the agent started them."""
         transcript = self.transcript
-        items, placed = [], set()
+        entries: list[tuple[int, int, dict[str, Any]]] = []
         for message in transcript.messages:
-            if message.role != "assistant":
-                continue
-            calls = [transcript.tool_calls[c] for c in message.tool_call_ids if c in transcript.tool_calls]
-            calls += [
-                call for call in transcript.tool_calls.values()
-                if call.parent_message_id == message.id and call.id not in message.tool_call_ids
-            ]  # fmt: skip
-            placed.update(call.id for call in calls)
-            items.append(
-                {
-                    "kind": "message",
-                    "message": self.message_view(message),
-                    "calls": [self.call_view(c) for c in calls],
-                }
-            )
-        loose = [self.call_view(c) for c in transcript.tool_calls.values() if c.id not in placed]
-        if loose:
-            items.append({"kind": "calls", "calls": loose})
-        return items
+            if message.role == "assistant":
+                entries.append((message.position, 0, {"kind": "message", "m": self.message_view(message)}))
+        for call in transcript.tool_calls.values():
+            entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
+        entries.sort(key=lambda entry: (entry[0], entry[1]))
+        return [item for _, _, item in entries]
 
     def message_view(self, message: Any) -> dict[str, Any]:
         node = self.transcript.subagent(message.subagent_run_id) if message.subagent_run_id else None
@@ -218,6 +205,12 @@ class RunView:
             found.append(entry)
         return found
 
+    @property
+    def structured_result(self) -> str:
+        """AG-UI RUN_FINISHED.result: the machine-readable answer, when the agent gives one."""
+        outcome = self.transcript.outcome
+        return pretty_json(outcome.result) if outcome is not None and outcome.result is not None else ""
+
     def grounding(self) -> list[dict[str, Any]]:
         return [
             {"title": g.title, "url": safe_url(g.url), "snippet": g.snippet}
@@ -336,7 +329,7 @@ class StreamRenderer:
                 (len(t.open_interrupts), tuple((a.id, a.decision) for a in t.approvals.values())),
                 "approvals",
             ),
-            ("extras", (len(t.modules), len(t.grounding), len(t.artifacts)), "extras"),
+            ("extras", (len(t.modules), len(t.grounding), len(t.artifacts), t.outcome is not None), "extras"),
             (
                 "status",
                 (self.view.run.status, self.view.run.error, t.outcome is not None, len(t.errors)),

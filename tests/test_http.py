@@ -11,6 +11,7 @@ import sys
 
 import httpx
 import pytest
+from asgiref.sync import sync_to_async
 
 from agents_ui.discovery import discover_one
 from agents_ui.http import MAX_REDIRECTS, agent_http_client, allow_private_addresses
@@ -172,7 +173,9 @@ async def test_plain_http_connects_to_the_address_it_checked(fake_dns):
 async def test_metadata_host_names_are_refused_without_asking_dns(fake_dns):
     network = Recorder()
     async with network.client(allow_private=True) as client:
-        with pytest.raises(AddressRefusedError, match="metadata.google.internal is a cloud metadata address"):
+        with pytest.raises(
+            AddressRefusedError, match=r"metadata\.google\.internal is a cloud metadata address"
+        ):
             await client.get("http://metadata.google.internal/computeMetadata/v1/")
 
 
@@ -200,7 +203,7 @@ def redirect(to: str, status: int = 302) -> httpx.Response:
 async def test_a_redirect_to_a_refused_address_is_refused():
     network = Recorder({"http://93.184.216.34/agent": redirect("http://169.254.169.254/latest/meta-data/")})
     async with network.client(allow_private=True) as client:
-        with pytest.raises(AddressRefusedError, match="169.254.169.254 is a cloud metadata address"):
+        with pytest.raises(AddressRefusedError, match=r"169\.254\.169\.254 is a cloud metadata address"):
             await client.get("http://93.184.216.34/agent")
     assert [str(r.url) for r in network.requests] == ["http://93.184.216.34/agent"]
 
@@ -251,7 +254,7 @@ async def test_the_sdk_reports_a_refusal_as_unreachable_with_the_reason():
 async def test_discovery_follows_the_setting(settings):
     # Port 9 (discard) on loopback: refused by the guard in production, a plain connection error in
     # development. Either way nothing listens, so the test needs no server.
-    endpoint = await asyncio.to_thread(make_endpoint, base_url="http://127.0.0.1:9/agent")
+    endpoint = await sync_to_async(make_endpoint)(base_url="http://127.0.0.1:9/agent")
     settings.AGENTS_UI_ALLOW_PRIVATE_ADDRESSES = False
     refused = await discover_one(endpoint, refresh=True)
     assert refused.status == "unreachable"

@@ -402,6 +402,21 @@ class Orchestrator(AgUiDemoAgent):
 
     async def run(self, ctx: RunContext) -> AsyncIterator[BaseEvent]:
         topic = topic_of(ctx.user_text)
+        # The person may address one sub-agent directly (PROTOCOLS.md 1.1: forwardedProps.subagent).
+        chosen = (
+            (ctx.input.forwarded_props or {}).get("subagent")
+            if isinstance(ctx.input.forwarded_props, dict)
+            else None
+        )
+        if chosen in {s.name for s in self.subagents}:
+            async for event in text_message(f"Passing “{topic}” straight to the {chosen}, as you asked."):
+                yield event
+            async for event in self._delegate(
+                chosen, topic, f"{chosen.capitalize()} here, on {topic}: done as asked."
+            ):
+                yield event
+            ctx.result = {"answeredBy": chosen}
+            return
         async for event in text_message(
             f"Plan for “{topic}”: research first, then a draft, then a review. Delegating now."
         ):

@@ -70,6 +70,8 @@ class _Parts:
 class TranscriptMessage:
     id: str
     role: str
+    # Which event of the stream first mentioned it: the order to show messages and tool calls in.
+    position: int = 0
     subagent_run_id: str | None = None
     name: str | None = None
     complete: bool = False
@@ -89,6 +91,7 @@ class TranscriptMessage:
 class ToolCallRecord:
     id: str
     name: str
+    position: int = 0
     parent_message_id: str | None = None
     subagent_run_id: str | None = None
     complete: bool = False
@@ -370,7 +373,9 @@ class TranscriptBuilder:
     ) -> TranscriptMessage:
         message = self._messages.get(message_id)
         if message is None:
-            message = TranscriptMessage(id=message_id, role=role, subagent_run_id=subagent_run_id)
+            message = TranscriptMessage(
+                id=message_id, role=role, position=self.transcript.event_count, subagent_run_id=subagent_run_id
+            )
             self._messages[message_id] = message
             self.transcript.messages.append(message)
         return message
@@ -378,7 +383,7 @@ class TranscriptBuilder:
     def _tool(self, tool_call_id: str, name: str = "", **extra: Any) -> ToolCallRecord:
         record = self.transcript.tool_calls.get(tool_call_id)
         if record is None:
-            record = ToolCallRecord(id=tool_call_id, name=name, **extra)
+            record = ToolCallRecord(id=tool_call_id, name=name, position=self.transcript.event_count, **extra)
             self.transcript.tool_calls[tool_call_id] = record
             self.transcript.observed.tool_calls = True
         elif name and not record.name:

@@ -1,0 +1,53 @@
+"""Small presentation filters: how the product words things, never what is supported."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+register = template.Library()
+
+_WINDOWS = {60: "minute", 3600: "hour", 86400: "day", 604800: "week"}
+
+
+@register.filter
+def words(value: object) -> str:
+    """`non_idempotent` -> `non-idempotent`, `runtime_standard` -> `runtime standard`."""
+    text = str(value or "")
+    return text.replace("non_", "non-").replace("_", " ")
+
+
+@register.filter
+def per_window(seconds: object) -> str:
+    """60 -> "per minute", 7200 -> "per 2 hours", 45 -> "per 45 s"."""
+    try:
+        value = int(seconds)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ""
+    for size, name in sorted(_WINDOWS.items(), reverse=True):
+        if value == size:
+            return f"per {name}"
+        if value % size == 0:
+            return f"per {value // size} {name}s"
+    return f"per {value} s"
+
+
+@register.filter
+def ago(moment: datetime | None) -> str:
+    """"just now" under a minute, else "5 minutes ago"."""
+    if moment is None:
+        return ""
+    if (timezone.now() - moment).total_seconds() < 60:
+        return "just now"
+    return f"{timesince(moment).split(',')[0]} ago"
+
+
+@register.filter
+def number(value: object) -> str:
+    """500.0 -> "500", 12.5 -> "12.5"."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
