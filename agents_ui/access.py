@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest
 
@@ -11,7 +12,25 @@ from agents_ui.models import AgentEndpoint, Conversation, Run
 
 
 async def usable_endpoint(request: HttpRequest, slug: str) -> AgentEndpoint:
+    """An endpoint this user may use.
+
+    Preview (`?preview=1`, linked from the endpoint's admin page): staff who may view endpoints see
+    any endpoint, disabled or restricted to other groups, before it is enabled for anyone.
+    """
     user = await request.auser()
+    if request.GET.get("preview") and user.is_staff and await user.ahas_perm("agents_ui.view_agentendpoint"):
+        try:
+            endpoint = await AgentEndpoint.objects.aget(slug=slug)
+        except AgentEndpoint.DoesNotExist:
+            raise Http404("No such agent.") from None
+        state = "" if endpoint.enabled else " It is disabled: nobody else can open it yet."
+        messages.info(
+            request,
+            f"Preview: {endpoint.name} as a user would see it, with its current declaration and "
+            f"overrides.{state}",
+            extra_tags="preview",
+        )
+        return endpoint
     try:
         return await AgentEndpoint.objects.usable_by(user).aget(slug=slug)
     except AgentEndpoint.DoesNotExist:

@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 from asgiref.sync import async_to_sync
@@ -49,6 +50,9 @@ from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 from agents_ui.snapshot_diff import Declaration, diff_declarations
 
 Status = CapabilitySnapshot.Status
+
+# An action on more agents than this reports a summary, and a line only for those needing a look.
+SUMMARY_AFTER = 3
 
 # --- Overrides: one select per control -------------------------------------------------------------
 
@@ -251,6 +255,15 @@ def scrub(text: str, endpoint: AgentEndpoint) -> str:
     return text
 
 
+def scrub_payload(payload: Any, endpoint: AgentEndpoint) -> Any:
+    """A declaration with any echoed credential replaced, for display."""
+    if payload is None or not endpoint.credential:
+        return payload
+    text = json.dumps(payload)
+    escaped = json.dumps(endpoint.credential)[1:-1]
+    return json.loads(text.replace(escaped, "[credential]")) if escaped in text else payload
+
+
 def connection_message(check: ConnectionCheck) -> tuple[int, str]:
     endpoint, found, ms = check.endpoint, check.discovery, check.elapsed_ms
     if found.status == Status.UNREACHABLE:
@@ -305,7 +318,6 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         "discovery_status",
         "who_may_use",
         "credential_status",
-        "is_demo",
     ]
     list_display_links = ["name"]
     list_filter = [DiscoveryStatusFilter, "protocol", "enabled", AccessFilter, "is_demo", "allowed_groups"]
@@ -323,6 +335,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
     actions = ["test_connection", "rediscover_now", "enable_endpoints", "disable_endpoints"]
     fieldsets = [
         (None, {"fields": ["name", "slug", "description", "protocol", "enabled", "is_demo"]}),
+        ("What it declares", {"fields": ["latest_discovery"]}),
         ("Where it is", {"fields": ["base_url", "discovery_url", "connect_timeout", "read_timeout"]}),
         (
             "Credentials",
@@ -337,7 +350,6 @@ class AgentEndpointAdmin(admin.ModelAdmin):
                 "description": "Kept on the server only: never shown in a page, sent to a browser or logged.",
             },
         ),
-        ("What it declares", {"fields": ["latest_discovery"]}),
         (
             "Who may use it",
             {
@@ -372,7 +384,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
 
     # --- list columns ---
 
-    @admin.display(description="credential")
+    @admin.display(description="stored credential")
     def credential_status(self, obj: AgentEndpoint) -> str:
         return "set" if obj.has_credential else "not set"
 
@@ -380,7 +392,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
     def discovery_status(self, obj: AgentEndpoint) -> str:
         return status_html(getattr(obj, "latest_status", None), getattr(obj, "latest_seen_at", None))
 
-    @admin.display(description="users who may use it", ordering="users_count")
+    @admin.display(description="users", ordering="users_count")
     def who_may_use(self, obj: AgentEndpoint) -> str:
         count = getattr(obj, "users_count", None) or 0
         users = f"{count} user{'s' if count != 1 else ''}"
@@ -431,20 +443,35 @@ class AgentEndpointAdmin(admin.ModelAdmin):
 
     # --- actions ---
 
+    def _report(self, request: HttpRequest, verb: str, results: list[tuple[int, str]]) -> None:
+        """One message per agent for a few; for many, a summary and a line per agent needing a look."""
+        if len(results) <= SUMMARY_AFTER:
+            for level, text in results:
+                self.message_user(request, text, level)
+            return
+        fine = sum(1 for level, _ in results if level == messages.SUCCESS)
+        self.message_user(
+            request,
+            f"{verb} {len(results)} agents: {fine} declared what they can do"
+            + (f", {len(results) - fine} need a look (below)." if fine < len(results) else "."),
+            messages.SUCCESS if fine == len(results) else messages.WARNING,
+        )
+        for level, text in results:
+            if level != messages.SUCCESS:
+                self.message_user(request, text, level)
+
     @admin.action(description="Test connection to the selected agents", permissions=["view"])
     def test_connection(self, request: HttpRequest, queryset: QuerySet[AgentEndpoint]) -> None:
-        for check in async_to_sync(check_connections)(list(queryset)):
-            level, text = connection_message(check)
-            self.message_user(request, text, level)
+        checks = async_to_sync(check_connections)(list(queryset))
+        self._report(request, "Tested", [connection_message(check) for check in checks])
 
     @admin.action(description="Re-discover the selected agents now", permissions=["change"])
     def rediscover_now(self, request: HttpRequest, queryset: QuerySet[AgentEndpoint]) -> None:
         endpoints = list(queryset)
         since = timezone.now()
         found = async_to_sync(discovery_service.discover)(endpoints, refresh=True)
-        for endpoint in endpoints:
-            level, text = rediscovery_message(endpoint, found[endpoint.pk], since)
-            self.message_user(request, text, level)
+        results = [rediscovery_message(endpoint, found[endpoint.pk], since) for endpoint in endpoints]
+        self._report(request, "Re-discovered", results)
 
     @admin.action(description="Enable the selected agents", permissions=["change"])
     def enable_endpoints(self, request: HttpRequest, queryset: QuerySet[AgentEndpoint]) -> None:
@@ -527,10 +554,12 @@ class AgentEndpointAdmin(admin.ModelAdmin):
             {
                 "snapshot": snapshot,
                 "number": len(snapshots) - index,
-                "pretty": json.dumps(snapshot.payload, indent=2, sort_keys=True)
+                "pretty": json.dumps(scrub_payload(snapshot.payload, endpoint), indent=2, sort_keys=True)
                 if snapshot.payload is not None
                 else "",
                 "error": scrub(snapshot.error, endpoint),
+                "first_age": _age(snapshot.first_seen_at),
+                "last_age": _age(snapshot.last_seen_at),
             }
             for index, snapshot in enumerate(snapshots)
         ]
@@ -559,8 +588,8 @@ class AgentEndpointAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(history_url)
         old, new = sorted(picked, key=lambda s: (s.first_seen_at, s.pk))
         diff = diff_declarations(
-            Declaration(endpoint.protocol, old.status, old.payload),
-            Declaration(endpoint.protocol, new.status, new.payload),
+            Declaration(endpoint.protocol, old.status, scrub_payload(old.payload, endpoint)),
+            Declaration(endpoint.protocol, new.status, scrub_payload(new.payload, endpoint)),
             overrides=endpoint.overrides or {},
         )
         swap = f"{reverse('admin:agents_ui_agentendpoint_diff', args=[endpoint.pk])}?" + urlencode(
@@ -593,16 +622,49 @@ class AgentEndpointAdmin(admin.ModelAdmin):
 
 @admin.register(CapabilitySnapshot)
 class CapabilitySnapshotAdmin(admin.ModelAdmin):
-    list_display = ["endpoint", "status", "short_hash", "first_seen_at", "last_seen_at"]
+    """Snapshots across all endpoints, read-only; an endpoint's own history page is the usual way in."""
+
+    list_display = ["endpoint", "status_pill", "short_hash", "first_seen_at", "last_seen_at"]
     list_filter = ["status", "endpoint"]
-    readonly_fields = [f.name for f in CapabilitySnapshot._meta.fields]
+    search_fields = ["content_hash", "endpoint__name"]
+    list_select_related = ["endpoint"]
+    fields = [
+        "endpoint",
+        "status",
+        "content_hash",
+        "source",
+        "declaration",
+        "error_text",
+        "first_seen_at",
+        "last_seen_at",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description="status", ordering="status")
+    def status_pill(self, obj: CapabilitySnapshot) -> str:
+        return status_html(obj.status, obj.last_seen_at)
 
     @admin.display(description="hash")
     def short_hash(self, obj: CapabilitySnapshot) -> str:
         return obj.content_hash[:12]
+
+    @admin.display(description="declaration")
+    def declaration(self, obj: CapabilitySnapshot) -> str:
+        if obj.payload is None:
+            return "-"
+        text = json.dumps(scrub_payload(obj.payload, obj.endpoint), indent=2, sort_keys=True)
+        return format_html('<pre class="declaration-json">{}</pre>', text)
+
+    @admin.display(description="error")
+    def error_text(self, obj: CapabilitySnapshot) -> str:
+        # What the agent answered is shown, minus a credential it may have echoed back.
+        return scrub(obj.error, obj.endpoint) or "-"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+    class Media:
+        css = {"all": ["agents_ui/admin.css"]}

@@ -193,12 +193,12 @@ class Conversation(models.Model):
     def __str__(self) -> str:
         return self.title or f"Conversation {str(self.id)[:8]}"
 
+    def get_absolute_url(self) -> str:
+        return reverse("conversation", kwargs={"slug": self.endpoint.slug, "conversation_id": self.id})
+
     @property
     def thread_id(self) -> str:
         return str(self.id)
-
-    def get_absolute_url(self) -> str:
-        return reverse("conversation", kwargs={"slug": self.endpoint.slug, "conversation_id": self.id})
 
 
 class Run(models.Model):

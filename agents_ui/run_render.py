@@ -70,6 +70,12 @@ class RunView:
     live: bool = False
     # Decisions already recorded for this run's requests: request id -> ApprovalRecord.
     decided: dict[str, Any] = field(default_factory=dict)
+    # Messages and tool calls an earlier run of the conversation already showed (a
+    # MESSAGES_SNAPSHOT repeats the whole history): not shown twice.
+    earlier: frozenset[str] = frozenset()
+
+    def shows(self, message: Any) -> bool:
+        return message.role == "assistant" and bool(message.text) and message.id not in self.earlier
 
     @property
     def dom(self) -> str:
@@ -80,10 +86,11 @@ class RunView:
         transcript = self.transcript
         entries: list[tuple[int, int, dict[str, Any]]] = []
         for message in transcript.messages:
-            if message.role == "assistant":
+            if self.shows(message):
                 entries.append((message.position, 0, {"kind": "message", "m": self.message_view(message)}))
         for call in transcript.tool_calls.values():
-            entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
+            if call.id not in self.earlier:
+                entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
         entries.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in entries]
 
@@ -135,6 +142,8 @@ class RunView:
                 continue
             call = self.transcript.tool_calls.get(interrupt.tool_call_id or "")
             schema = interrupt.response_schema or {}
+            metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
+            info = self._tool_info(call.name if call else "")
             edits = bool(self.plan["approvals"].details.get("approve_with_edits")) or "editedArgs" in (
                 schema.get("properties") or {}
             )
@@ -149,8 +158,8 @@ class RunView:
                     "args_json": pretty_json(call.args if call and call.args is not None else {}),
                     "expires_at": interrupt.expires_at,
                     "editable": edits,
-                    "metadata": interrupt.metadata or {},
-                    "tool_info": self._tool_info(call.name if call else ""),
+                    "side_effect_class": metadata.get("sideEffectClass") or info.get("side_effect_class"),
+                    "idempotency": metadata.get("idempotency") or info.get("idempotency"),
                     "schema": pretty_json(schema) if schema else "",
                 }
             )
@@ -174,7 +183,8 @@ class RunView:
                     "expires_at": approval.expires_at,
                     "decision": approval.decision,
                     "pending": approval.pending,
-                    "tool_info": info,
+                    "idempotency": info.get("idempotency"),
+                    "schema": info.get("schema"),
                     "editable": bool(info.get("schema")),
                 }
             )
@@ -255,7 +265,7 @@ class StreamRenderer:
         parts: list[str] = []
         structural = False
         for message in transcript.messages:
-            if message.role != "assistant":
+            if not view.shows(message):
                 continue
             sent = self._text.get(message.id)
             if sent is None:
@@ -287,6 +297,8 @@ class StreamRenderer:
                 )
                 self._reasoning[entry.id] = len(entry.text)
         for call in transcript.tool_calls.values():
+            if call.id in view.earlier:
+                continue
             signature = (call.complete, call.has_result, len(call.args_text), call.status)
             previous = self._calls.get(call.id)
             if previous is None:
@@ -339,8 +351,8 @@ class StreamRenderer:
 
     def _remember_all(self) -> None:
         t = self.view.transcript
-        self._text = {m.id: len(m.text) for m in t.messages if m.role == "assistant"}
-        self._complete = {m.id for m in t.messages if m.role == "assistant" and m.complete}
+        self._text = {m.id: len(m.text) for m in t.messages if self.view.shows(m)}
+        self._complete = {m.id for m in t.messages if self.view.shows(m) and m.complete}
         self._reasoning = {r.id: len(r.text) for r in t.reasoning}
         self._calls = {
             c.id: (c.complete, c.has_result, len(c.args_text), c.status) for c in t.tool_calls.values()

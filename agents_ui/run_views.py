@@ -38,7 +38,15 @@ from agents_ui.models import (
 )
 from agents_ui.plans import build_plan, observations_of, user_abilities
 from agents_ui.run_render import RunView, StreamRenderer, dom_id, render_run
-from agents_ui.runs import RunRequest, event_from_record, live_run, start_run, stop_run, transcript_of
+from agents_ui.runs import (
+    RunRequest,
+    earlier_ids,
+    event_from_record,
+    live_run,
+    start_run,
+    stop_run,
+    transcript_of,
+)
 from agents_ui.sdk import AgentError, ExternalAgentClient, sniff_mime_type
 from agents_ui.sdk.transcript import TranscriptBuilder
 
@@ -74,7 +82,8 @@ def sse_frame(event: str, html: str) -> bytes:
 
 
 def oob_message(target_id: str, text: str, tone: str = "error") -> str:
-    return f'<div id="{target_id}" hx-swap-oob="innerHTML"><p class="alert alert-{tone} small">{escape(text)}</p></div>'
+    alert = f'<p class="alert alert-{tone} small">{escape(text)}</p>'
+    return f'<div id="{target_id}" hx-swap-oob="innerHTML">{alert}</div>'
 
 
 # --- Sending a message --------------------------------------------------------------------------
@@ -119,7 +128,10 @@ async def send_message(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _composer_oob(conversation: Conversation) -> str:
     """After a send: the composer now belongs to this conversation, and earlier errors go."""
-    html = f'<input type="hidden" name="conversation" id="conversation-id" value="{conversation.pk}" hx-swap-oob="true">'
+    html = (
+        '<input type="hidden" name="conversation" id="conversation-id"'
+        f' value="{conversation.pk}" hx-swap-oob="true">'
+    )
     html += '<div class="transcript-empty" id="transcript-empty" hx-swap-oob="delete"></div>'
     html += '<div id="composer-errors" hx-swap-oob="innerHTML"></div>'
     return html
@@ -133,9 +145,8 @@ def _read_composer(
     if not content and not uploads:
         raise ComposerError("Write a message first.")
     if len(content) > settings.AGENTS_UI_MAX_MESSAGE_CHARS:
-        raise ComposerError(
-            f"The message is {len(content):,} characters long; the limit is {settings.AGENTS_UI_MAX_MESSAGE_CHARS:,}."
-        )
+        limit = settings.AGENTS_UI_MAX_MESSAGE_CHARS
+        raise ComposerError(f"The message is {len(content):,} characters long; the limit is {limit:,}.")
     files = [_checked_upload(upload, plan) for upload in uploads]
     subagent = request.POST.get("subagent") or ""
     if subagent:
@@ -272,6 +283,7 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     abilities = await user_abilities(await request.auser())
     discovery = await discover_one(endpoint)
     decided = await sync_to_async(decided_for)(run)
+    earlier = await sync_to_async(earlier_ids)(run)
 
     def plan_with(seen: Any) -> Plan:
         base = observations_of(endpoint)
@@ -286,7 +298,12 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
         live = live_run(run.pk)
         source = live.transcript if live else TranscriptBuilder().transcript
         view = RunView(
-            run, source, plan_with(source.observed), can_approve=abilities.can_approve, decided=decided
+            run,
+            source,
+            plan_with(source.observed),
+            can_approve=abilities.can_approve,
+            decided=decided,
+            earlier=earlier,
         )
         renderer = StreamRenderer(view)
         if live is not None:
@@ -467,8 +484,8 @@ async def _decide_interrupts(request: HttpRequest, run: Run, plan: Plan, user: A
         resume.append({"interruptId": interrupt.id, "status": "resolved", "payload": payload})
         records.append(
             ApprovalRecord(
-                run=run, request_id=interrupt.id, tool_name=info.get("tool", "")[:200], arguments=info.get("args") or {},
-                decision=decision, edited_arguments=edited, decided_by=user,
+                run=run, request_id=interrupt.id, tool_name=info.get("tool", "")[:200],
+                arguments=info.get("args") or {}, decision=decision, edited_arguments=edited, decided_by=user,
             )
         )  # fmt: skip
     try:
@@ -481,7 +498,8 @@ async def _decide_interrupts(request: HttpRequest, run: Run, plan: Plan, user: A
     html = render_to_string("agents_ui/run.html#approvals", old.context()).replace(
         ">", ' hx-swap-oob="true">', 1
     )
-    new_view = RunView(new_run, transcript_of(new_run), plan, can_approve=True, live=True)
+    earlier = await sync_to_async(earlier_ids)(new_run)
+    new_view = RunView(new_run, transcript_of(new_run), plan, can_approve=True, live=True, earlier=earlier)
     return HttpResponse(render_run(new_view) + html)
 
 
@@ -500,7 +518,7 @@ def _edit_schema(interrupt: Any, info: dict[str, Any]) -> dict[str, Any] | None:
     edited = (schema.get("properties") or {}).get("editedArgs")
     if isinstance(edited, dict):
         return edited
-    return info.get("tool_info", {}).get("schema")
+    return info.get("schema")
 
 
 def _schema_problem(value: Any, schema: dict[str, Any] | None) -> str:
@@ -546,7 +564,7 @@ async def _decide_external(request: HttpRequest, run: Run, plan: Plan, user: Any
             edited = json.loads(raw_edit)
         except ValueError as exc:
             return HttpResponse(oob_message(errors_id, f"The edited input is not valid JSON: {exc}"))
-        problem = _schema_problem(edited, info.get("tool_info", {}).get("schema"))
+        problem = _schema_problem(edited, info.get("schema"))
         if problem:
             return HttpResponse(oob_message(errors_id, f"The edited input does not fit: {problem}"))
     async with agent_http_client() as client:

@@ -244,6 +244,15 @@ async def _drive(run: Run, live: LiveRun) -> None:
     conversation = run.conversation
     endpoint = conversation.endpoint
     await Run.objects.filter(pk=run.pk).aupdate(status=Run.Status.RUNNING, started_at=timezone.now())
+    # A MESSAGES_SNAPSHOT repeats earlier answers: they are saved once, with the run that said them.
+    live._saved_messages.update(
+        [
+            r
+            async for r in Message.objects.filter(conversation=conversation)
+            .exclude(remote_id="")
+            .values_list("remote_id", flat=True)
+        ]
+    )
     status, error = Run.Status.RUNNING, ""
     try:
         async with agent_http_client() as client:
@@ -339,7 +348,9 @@ def _agui_input(run: Run) -> RunAgentInput:
                     encrypted_value=message.encrypted_value,
                 )
             )
-    previous = conversation.runs.exclude(pk=run.pk).exclude(state=None).order_by("-created_at").first()
+    previous = (
+        conversation.runs.exclude(pk=run.pk).exclude(state__isnull=True).order_by("-created_at").first()
+    )
     forwarded: dict[str, Any] = {}
     if request.get("subagent"):
         # PROTOCOLS.md 1.1: the sub-agent the person chose travels as forwardedProps.subagent.
@@ -415,6 +426,17 @@ def replay(run: Run) -> Transcript:
         if event is not None:
             builder.apply(event)
     return builder.transcript
+
+
+def earlier_ids(run: Run) -> frozenset[str]:
+    """Ids of the messages and tool calls the conversation's earlier runs already showed."""
+    seen: set[str] = set()
+    for earlier in run.conversation.runs.filter(created_at__lt=run.created_at).order_by("created_at"):
+        earlier.conversation = run.conversation
+        transcript = transcript_of(earlier)
+        seen.update(m.id for m in transcript.messages)
+        seen.update(transcript.tool_calls)
+    return frozenset(seen)
 
 
 def transcript_of(run: Run) -> Transcript:

@@ -118,12 +118,17 @@ def _turns(conversation: Conversation, plan: Any, can_approve: bool) -> list[tup
     for record in ApprovalRecord.objects.filter(run__conversation=conversation).select_related("decided_by"):
         decided.setdefault(record.run_id, {})[record.request_id] = record
     turns = []
+    seen: set[str] = set()
     for run in runs:
         run.conversation = conversation
         live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
+        transcript = transcript_of(run)
         view = RunView(
-            run, transcript_of(run), plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {})
-        )
+            run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
+            earlier=frozenset(seen),
+        )  # fmt: skip
+        seen.update(m.id for m in transcript.messages)
+        seen.update(transcript.tool_calls)
         turns.append((messages.get((run.request or {}).get("message_id")), view))
     return turns
 

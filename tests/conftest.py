@@ -6,10 +6,16 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 
 import pytest
 import uvicorn
+
+from tests.sdk.fakes import FakeServer, Handler
+
+# Real AG-UI streams captured from servers we did not write (the repository sits beside shared/).
+CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "agui-captures"
 
 # Browser tests need their own process (Playwright's sync API breaks asyncio tests that share one):
 # `pytest` runs everything else, `AGENTS_UI_E2E=1 pytest tests/e2e` runs them (see the Makefile).
@@ -67,3 +73,18 @@ def live_url(asgi_server: LiveASGIServer, transactional_db, settings) -> str:
     """The live server's base URL; data written by the test is committed, so the server sees it."""
     settings.AGENTS_UI_PUBLIC_URL = asgi_server.url
     return asgi_server.url
+
+
+@pytest.fixture
+async def fake_server() -> AsyncIterator[Callable[[Handler], Awaitable[FakeServer]]]:
+    """``server = await fake_server(handler)``: a real HTTP server in this event loop."""
+    servers: list[FakeServer] = []
+
+    async def start(handler: Handler) -> FakeServer:
+        server = await FakeServer(handler).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        await server.stop()

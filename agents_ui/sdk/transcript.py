@@ -374,7 +374,10 @@ class TranscriptBuilder:
         message = self._messages.get(message_id)
         if message is None:
             message = TranscriptMessage(
-                id=message_id, role=role, position=self.transcript.event_count, subagent_run_id=subagent_run_id
+                id=message_id,
+                role=role,
+                position=self.transcript.event_count,
+                subagent_run_id=subagent_run_id,
             )
             self._messages[message_id] = message
             self.transcript.messages.append(message)
@@ -561,9 +564,11 @@ class TranscriptBuilder:
         index: dict[str, TranscriptMessage] = {}
         for wire in event.messages:
             role = wire.role
+            known = self._messages.get(wire.id)
             message = TranscriptMessage(
                 id=wire.id,
                 role=role,
+                position=known.position if known is not None else self.transcript.event_count,
                 subagent_run_id=getattr(wire, "subagent_run_id", None),
                 name=getattr(wire, "name", None),
                 complete=True,

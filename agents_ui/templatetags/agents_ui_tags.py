@@ -37,7 +37,7 @@ def per_window(seconds: object) -> str:
 
 @register.filter
 def ago(moment: datetime | None) -> str:
-    """"just now" under a minute, else "5 minutes ago"."""
+    """ "just now" under a minute, else "5 minutes ago"."""
     if moment is None:
         return ""
     if (timezone.now() - moment).total_seconds() < 60:

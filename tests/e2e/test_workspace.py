@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.conf import settings
+from django.test import Client
 from playwright.sync_api import Page, expect
 
 from agents_ui.decisions import CONTROL_NAMES
@@ -90,13 +92,29 @@ def explained(page: Page) -> dict[str, str]:
     pairs = page.eval_on_selector_all(
         "#explain [data-explain]", "els => els.map(e => [e.dataset.explain, e.dataset.decision])"
     )
-    assert [name for name, _ in pairs] == list(CONTROL_NAMES), "the explain panel lists every control in order"
+    assert [name for name, _ in pairs] == list(CONTROL_NAMES), (
+        "the explain panel lists every control in order"
+    )
     return dict(pairs)
 
 
 @pytest.fixture
 def demo_agents(live_url) -> dict[str, AgentEndpoint]:
     return {endpoint.slug: endpoint for endpoint in register_demo_agents(live_url)}
+
+
+@pytest.fixture
+def sign_in_as(page, live_url):
+    """Sign in by session cookie: the login form is tested elsewhere, and skipping it (and the
+    catalogue it lands on, which discovers every agent) keeps each test well under a second."""
+
+    def sign_in(user) -> None:
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+        page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_url}])
+
+    return sign_in
 
 
 def open_workspace(page: Page, live_url: str, slug: str) -> None:
@@ -106,9 +124,9 @@ def open_workspace(page: Page, live_url: str, slug: str) -> None:
 
 @pytest.mark.parametrize("slug", list(SHOWN))
 def test_workspace_shows_exactly_the_controls_the_agent_declares(
-    page, live_url, signed_in, demo_agents, screenshot, slug
+    page, live_url, sign_in_as, demo_agents, screenshot, slug
 ):
-    signed_in(make_user(perms=ALL_PERMISSIONS))
+    sign_in_as(make_user(perms=ALL_PERMISSIONS))
     open_workspace(page, live_url, slug)
 
     expected = expected_plan(slug)
@@ -119,9 +137,9 @@ def test_workspace_shows_exactly_the_controls_the_agent_declares(
 
 @pytest.mark.parametrize("slug", list(SHOWN))
 def test_without_permissions_the_controls_that_need_one_are_disabled_not_hidden(
-    page, live_url, signed_in, demo_agents, slug
+    page, live_url, sign_in_as, demo_agents, slug
 ):
-    signed_in(make_user())
+    sign_in_as(make_user())
     open_workspace(page, live_url, slug)
 
     expected = expected_plan(slug, permissions=False)
@@ -131,8 +149,8 @@ def test_without_permissions_the_controls_that_need_one_are_disabled_not_hidden(
         expect(page.locator(f"#explain [data-explain={name}]")).to_contain_text("You do not have permission")
 
 
-def test_disabled_controls_say_why_and_cannot_be_used(page, live_url, signed_in, demo_agents):
-    signed_in(make_user())
+def test_disabled_controls_say_why_and_cannot_be_used(page, live_url, sign_in_as, demo_agents):
+    sign_in_as(make_user())
     open_workspace(page, live_url, "support-desk")
 
     upload = page.locator("[data-control=upload]")
@@ -142,36 +160,40 @@ def test_disabled_controls_say_why_and_cannot_be_used(page, live_url, signed_in,
     expect(page.locator("[data-control=approvals]")).to_contain_text("you may not decide them")
 
     open_workspace(page, live_url, "research-assistant")
-    expect(page.locator("[data-control=reasoning]")).to_contain_text("You do not have permission")
+    expect(page.locator("[data-control=reasoning]")).to_contain_text(
+        re.compile("you do not have permission", re.IGNORECASE)
+    )
 
 
 def test_an_admin_override_hides_a_control_and_the_explain_panel_says_so(
-    page, live_url, signed_in, demo_agents
+    page, live_url, sign_in_as, demo_agents
 ):
     endpoint = demo_agents["research-assistant"]
     # "allow" shows a control the agent is silent about; "hide" never hides the identity card.
     endpoint.overrides = {"tools": "hide", "feedback": "hide", "state": "allow", "identity": "hide"}
     endpoint.save()
-    signed_in(make_user(perms=ALL_PERMISSIONS))
+    sign_in_as(make_user(perms=ALL_PERMISSIONS))
     open_workspace(page, live_url, "research-assistant")
 
-    expected = expected_plan("research-assistant") | {"tools": "hidden", "feedback": "hidden", "state": "shown"}
+    expected = expected_plan("research-assistant") | {
+        "tools": "hidden",
+        "feedback": "hidden",
+        "state": "shown",
+    }
     assert page_controls(page) == {name: d for name, d in expected.items() if d != "hidden"}
     assert explained(page) == expected
     for name in ("tools", "feedback"):
         reasons = page.locator(f"#explain [data-explain={name}] .reasons")
         expect(reasons).to_contain_text("override The admin forced this control off")
-    expect(page.locator("#explain [data-explain=state] .reasons")).to_contain_text(
-        "the admin allowed it"
-    )
+    expect(page.locator("#explain [data-explain=state] .reasons")).to_contain_text("the admin allowed it")
     expect(page.locator("#explain [data-explain=identity] .reasons")).to_contain_text("it is always shown")
     expect(page.locator("[data-control=tools]")).to_have_count(0)
 
 
 def test_support_desk_upload_offers_only_its_types_and_states_its_limit(
-    page, live_url, signed_in, demo_agents
+    page, live_url, sign_in_as, demo_agents
 ):
-    signed_in(make_user(perms=ALL_PERMISSIONS))
+    sign_in_as(make_user(perms=ALL_PERMISSIONS))
     open_workspace(page, live_url, "support-desk")
 
     file_input = page.locator("[data-control=upload] input[type=file]")
@@ -181,8 +203,8 @@ def test_support_desk_upload_offers_only_its_types_and_states_its_limit(
     expect(page.locator("[data-upload-limits]")).to_have_text("application/pdf, image/png, up to 5 MB")
 
 
-def test_document_reviewer_upload_offers_images_and_pdfs(page, live_url, signed_in, demo_agents):
-    signed_in(make_user(perms=ALL_PERMISSIONS))
+def test_document_reviewer_upload_offers_images_and_pdfs(page, live_url, sign_in_as, demo_agents):
+    sign_in_as(make_user(perms=ALL_PERMISSIONS))
     open_workspace(page, live_url, "document-reviewer")
 
     file_input = page.locator("[data-control=upload] input[type=file]")
@@ -195,15 +217,15 @@ def test_document_reviewer_upload_offers_images_and_pdfs(page, live_url, signed_
     reason="AG-UI has no size field; the demo declares custom.input.maxBytes (10 MB) for clients, but "
     "agents_ui.decisions._upload never reads it, so no limit is shown or enforced in the browser",
 )
-def test_document_reviewer_upload_states_its_size_limit(page, live_url, signed_in, demo_agents):
-    signed_in(make_user(perms=ALL_PERMISSIONS))
+def test_document_reviewer_upload_states_its_size_limit(page, live_url, sign_in_as, demo_agents):
+    sign_in_as(make_user(perms=ALL_PERMISSIONS))
     open_workspace(page, live_url, "document-reviewer")
 
     expect(page.locator("[data-upload-limits]")).to_contain_text("up to 10 MB", timeout=1000)
 
 
-def test_legacy_agent_says_it_has_no_discovery(page, live_url, signed_in, demo_agents):
-    signed_in(make_user(perms=ALL_PERMISSIONS))
+def test_legacy_agent_says_it_has_no_discovery(page, live_url, sign_in_as, demo_agents):
+    sign_in_as(make_user(perms=ALL_PERMISSIONS))
     open_workspace(page, live_url, "legacy")
 
     expect(page.locator("[data-banner=none]")).to_contain_text("does not say what it can do")
@@ -212,8 +234,8 @@ def test_legacy_agent_says_it_has_no_discovery(page, live_url, signed_in, demo_a
     expect(page.locator("#explain [data-explain=reasoning] .reasons")).to_contain_text("no discovery")
 
 
-def test_future_agent_says_it_needs_a_newer_client(page, live_url, signed_in, demo_agents):
-    signed_in(make_user(perms=ALL_PERMISSIONS))
+def test_future_agent_says_it_needs_a_newer_client(page, live_url, sign_in_as, demo_agents):
+    sign_in_as(make_user(perms=ALL_PERMISSIONS))
     open_workspace(page, live_url, "future-agent")
 
     banner = page.locator("[data-banner=newer-client]")
@@ -222,11 +244,11 @@ def test_future_agent_says_it_needs_a_newer_client(page, live_url, signed_in, de
     expect(page.locator("[data-banner=prepare]")).to_have_count(0)
 
 
-def focus_order(page: Page, presses: int = 60) -> list[str]:
-    """What Tab focuses, from the top of the page: one descriptor per press."""
+def focus_order(page: Page, until: str = "button:Send", presses: int = 60) -> list[str]:
+    """What Tab focuses from the top of the page, one descriptor per press, up to `until`."""
     page.locator("body").focus()
-    seen = []
-    for _ in range(presses):
+    seen: list[str] = []
+    while len(seen) < presses and until not in seen:
         page.keyboard.press("Tab")
         seen.append(
             page.evaluate(
@@ -241,8 +263,8 @@ def focus_order(page: Page, presses: int = 60) -> list[str]:
 
 
 @pytest.mark.parametrize("slug", ["support-desk", "document-reviewer"])
-def test_composer_is_reachable_with_the_keyboard(page, live_url, signed_in, demo_agents, slug):
-    signed_in(make_user(perms=ALL_PERMISSIONS))
+def test_composer_is_reachable_with_the_keyboard(page, live_url, sign_in_as, demo_agents, slug):
+    sign_in_as(make_user(perms=ALL_PERMISSIONS))
     open_workspace(page, live_url, slug)
 
     order = focus_order(page)

@@ -1,0 +1,260 @@
+"""How long the catalogue takes with 50 agents whose discovery each takes 200 ms, cold and warm.
+
+A fake AG-UI agent server (a raw ASGI app under uvicorn, in a thread, on loopback) sleeps DELAY
+before it answers `GET .../capabilities` with a declaration. 50 endpoints point at it. Measured,
+server-side (django.test.AsyncClient through the whole middleware stack, no browser, no socket
+between client and Django):
+
+- one discovery: a single GET of one agent's declaration through the product's own HTTP client;
+- catalogue cold: the discovery cache cleared, so all 50 are asked again (median of --cold runs,
+  after one discarded first render that also pays imports, template compilation and the first
+  snapshots);
+- catalogue warm: every discovery cached (median of --warm renders).
+
+Usage: python benchmarks/catalogue.py [--json] [--agents N] [--delay-ms MS] [--cold N] [--warm N]
+       [--profile cold|warm]
+Targets: cold < 2 x one discovery; warm < 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import json
+import os
+import pstats
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+# A declaration shaped like the demo research assistant's: enough to parse, plan and badge.
+DECLARATION = {
+    "identity": {
+        "name": "Benchmark agent",
+        "type": "bench",
+        "description": "Answers discovery slowly, on purpose.",
+        "version": "1.0.0",
+        "provider": "benchmarks",
+    },
+    "transport": {"streaming": True},
+    "tools": {
+        "supported": True,
+        "parallelCalls": True,
+        "items": [
+            {
+                "name": f"tool_{i}",
+                "description": "A tool.",
+                "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+            }
+            for i in range(3)
+        ],
+    },
+    "reasoning": {"supported": True, "streaming": True},
+    "multimodal": {"input": {"pdf": True, "image": True}},
+    "humanInTheLoop": {"supported": True, "approvals": True, "feedback": True},
+    "state": {"snapshots": True, "deltas": True},
+    "execution": {"maxIterations": 6, "maxExecutionTime": 60000},
+}
+
+
+def make_agent_app(delay: float):
+    body = json.dumps(DECLARATION).encode()
+
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        if scope["method"] == "GET" and scope["path"].endswith("/capabilities"):
+            await asyncio.sleep(delay)
+            status, payload = 200, body
+        else:
+            status, payload = 404, b'{"error": "not found"}'
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": payload})
+
+    return app
+
+
+class AgentServer:
+    """uvicorn serving the fake agent from a thread (its own event loop, like a remote agent)."""
+
+    def __init__(self, delay: float) -> None:
+        import uvicorn
+
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        config = uvicorn.Config(
+            make_agent_app(delay), log_level="warning", lifespan="off", backlog=1024, access_log=False
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+
+    def __enter__(self) -> AgentServer:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the fake agent server did not start")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=5)
+        self._sock.close()
+
+
+def setup_django(directory: str) -> None:
+    os.environ["DJANGO_SETTINGS_MODULE"] = "project.settings"
+    os.environ["DEBUG"] = "true"
+    os.environ["DATABASE_URL"] = f"sqlite:///{directory}/bench.sqlite3"
+    os.environ["CACHE_URL"] = "locmem://benchmark"
+    os.environ["AGENTS_UI_DEMO_AUTOREGISTER"] = "false"
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    # Views are async and the ORM calls below are sync, all on one thread: fine for a benchmark.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def register(count: int, agent_url: str):
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    from agents_ui.models import AgentEndpoint
+
+    AgentEndpoint.objects.bulk_create(
+        AgentEndpoint(
+            name=f"Slow agent {i:02d}",
+            slug=f"slow-{i:02d}",
+            protocol=AgentEndpoint.Protocol.AGUI,
+            base_url=f"{agent_url}/agent-{i:02d}/",
+        )
+        for i in range(count)
+    )
+    user = get_user_model().objects.create_user(username="bench", password="bench-only-password")
+    codenames = ["upload_files", "approve_actions", "view_reasoning"]
+    user.user_permissions.set(
+        Permission.objects.filter(codename__in=codenames, content_type__app_label="agents_ui")
+    )
+    return user
+
+
+async def one_discovery(agent_url: str) -> float:
+    """One GET of a declaration through the product's client (a fresh one, as the catalogue makes)."""
+    from agents_ui.http import agent_http_client
+
+    start = time.perf_counter()
+    async with agent_http_client() as client:
+        response = await client.get(f"{agent_url}/agent-00/capabilities")
+    elapsed = time.perf_counter() - start
+    assert response.status_code == 200, response.status_code
+    return elapsed
+
+
+async def render(client, count: int) -> float:
+    start = time.perf_counter()
+    response = await client.get("/")
+    elapsed = time.perf_counter() - start
+    assert response.status_code == 200, response.status_code
+    cards = response.content.count(b'data-agent="')
+    assert cards == count, f"{cards} cards rendered, {count} expected"
+    assert b'data-status="declared"' in response.content
+    return elapsed
+
+
+def median_ms(samples: list[float]) -> float:
+    return round(statistics.median(samples) * 1000, 1)
+
+
+async def measure(options, agent_url: str, user) -> dict[str, float]:
+    from django.core.cache import cache
+    from django.test import AsyncClient
+
+    client = AsyncClient(SERVER_NAME="127.0.0.1")
+    await client.aforce_login(user)
+
+    singles = [await one_discovery(agent_url) for _ in range(5)]
+
+    cache.clear()
+    first = await render(client, options.agents)  # imports, templates, the first 50 snapshots
+    colds = []
+    for _ in range(options.cold):
+        cache.clear()
+        colds.append(await render(client, options.agents))
+    warms = [await render(client, options.agents) for _ in range(options.warm)]
+
+    if options.profile:
+        profiler = cProfile.Profile()
+        if options.profile == "cold":
+            cache.clear()
+        profiler.enable()
+        await render(client, options.agents)
+        profiler.disable()
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(40)
+        print(out.getvalue(), file=sys.stderr)
+
+    one = median_ms(singles)
+    cold = median_ms(colds)
+    warm = median_ms(warms)
+    return {
+        "catalogue_agents": options.agents,
+        "catalogue_discovery_delay_ms": options.delay_ms,
+        "catalogue_one_discovery_ms": one,
+        "catalogue_first_render_ms": round(first * 1000, 1),
+        "catalogue_cold_ms": cold,
+        "catalogue_cold_ratio": round(cold / one, 2),
+        "catalogue_warm_ms": warm,
+        "catalogue_warm_ratio": round(warm / 50, 2),
+    }
+
+
+UNITS = {
+    "catalogue_agents": "agents",
+    "catalogue_cold_ratio": "x",
+    "catalogue_warm_ratio": "x",
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
+    parser.add_argument("--agents", type=int, default=50)
+    parser.add_argument("--delay-ms", type=float, default=200.0, help="each discovery's server delay")
+    parser.add_argument("--cold", type=int, default=5, help="median of N cold renders")
+    parser.add_argument("--warm", type=int, default=20, help="median of N warm renders")
+    parser.add_argument("--profile", choices=["cold", "warm"], help="cProfile one more render (to stderr)")
+    options = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="agents-ui-bench-") as directory:
+        setup_django(directory)
+        with AgentServer(options.delay_ms / 1000) as server:
+            user = register(options.agents, server.url)
+            results = asyncio.run(measure(options, server.url, user))
+
+    if options.json:
+        print(json.dumps(results))
+    else:
+        for name, value in results.items():
+            print(f"{name}: {value} {UNITS.get(name, 'ms')}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
