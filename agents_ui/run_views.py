@@ -54,6 +54,7 @@ from agents_ui.sdk.transcript import TranscriptBuilder
 # one still shows each word as it comes.
 MIN_SWAP_INTERVAL = 1 / 30
 POLL_SECONDS = 0.25  # following a run driven by another server process
+ORPHANED = "The server restarted while the agent was answering. What it said until then is kept."
 
 
 class ComposerError(Exception):
@@ -152,7 +153,7 @@ def _read_composer(
     if subagent:
         names = {s["name"] for s in plan["subagents"].details.get("subagents") or []}
         if not plan["subagents"].visible or subagent not in names:
-            raise ComposerError("Choose one of this agent's sub-agents.")
+            raise ComposerError("Choose one of the sub-agents this agent has.")
     profile = request.POST.get("profile") or ""
     if profile and profile not in (plan["stream-profile"].details.get("offered") or []):
         raise ComposerError("Choose one of the stream profiles this agent offers.")
@@ -358,21 +359,31 @@ async def _follow_stored(
     """A run this process is not driving: read its event log as it grows, until it ends."""
     builder = TranscriptBuilder()
     view.transcript = builder.transcript
-    protocol = run.conversation.endpoint.protocol
-    last_seq, first = 0, True
+    endpoint = run.conversation.endpoint
+    # No event for longer than the agent may stay silent: nobody is driving the run any more
+    # (the server restarted mid-run). Say so, and keep what was said.
+    silence_limit = endpoint.read_timeout + 30
+    last_seq, first, last_progress = 0, True, time.monotonic()
     while True:
         fresh = await sync_to_async(_events_after)(run.pk, last_seq)
         for seq, type_, payload in fresh:
             last_seq = seq
             try:
-                event = event_from_record(protocol, type_, payload)
+                event = event_from_record(endpoint.protocol, type_, payload)
             except Exception:
                 continue
             if event is not None:
                 builder.apply(event)
+        if fresh:
+            last_progress = time.monotonic()
         status = await Run.objects.filter(pk=run.pk).values_list("status", "error").afirst()
         if status:
             run.status, run.error = status
+        if run.status not in Run.FINISHED and time.monotonic() - last_progress > silence_limit:
+            run.status, run.error = Run.Status.FAILED, ORPHANED
+            await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
+                status=run.status, error=run.error, finished_at=timezone.now()
+            )
         view.plan = plan_with(builder.transcript.observed)
         html = renderer.first() if first else renderer.update()
         html += renderer.state_fragment()
