@@ -133,12 +133,14 @@ class LiveRun:
     def flush_due(self) -> bool:
         return len(self._pending) >= FLUSH_EVENTS or time.monotonic() - self._last_flush >= FLUSH_SECONDS
 
-    async def flush(self, conversation: Conversation, *, final: bool = False) -> None:
+    async def flush(self, conversation: Conversation, *, final: bool = False) -> bool:
+        """Write what waits; False when the run was stopped meanwhile (by another server process)."""
         batch, self._pending = self._pending, []
         self._last_flush = time.monotonic()
         messages = self._new_messages(conversation, final=final)
         if batch or messages:
-            await sync_to_async(_write, thread_sensitive=True)(self.run_id, batch, messages, self._seq)
+            return await sync_to_async(_write, thread_sensitive=True)(self.run_id, batch, messages, self._seq)
+        return True
 
     def _new_messages(self, conversation: Conversation, *, final: bool) -> list[Message]:
         """Assistant messages to save: each once complete, or, at the end, whatever was said."""
@@ -176,13 +178,14 @@ class LiveRun:
         return found
 
 
-def _write(run_id: str, events: list[RunEvent], messages: list[Message], count: int) -> None:
+def _write(run_id: str, events: list[RunEvent], messages: list[Message], count: int) -> bool:
     with transaction.atomic():
         if events:
             RunEvent.objects.bulk_create(events)
         if messages:
             Message.objects.bulk_create(messages)
-        Run.objects.filter(pk=run_id).update(event_count=count)
+        going_on = Run.objects.filter(pk=run_id).exclude(status=Run.Status.CANCELLED).update(event_count=count)
+    return bool(going_on)
 
 
 LIVE: dict[str, LiveRun] = {}
@@ -268,8 +271,8 @@ async def _drive(run: Run, live: LiveRun) -> None:
             async with aclosing(events):
                 async for event in events:
                     live.apply(event)
-                    if live.flush_due():
-                        await live.flush(conversation)
+                    if live.flush_due() and not await live.flush(conversation):
+                        raise asyncio.CancelledError  # stopped from another server process
     except asyncio.CancelledError:
         status, error = Run.Status.CANCELLED, "Stopped. The answer so far is kept."
     except AgentError as exc:
