@@ -229,7 +229,7 @@ class ConnectionCheck:
     @property
     def content_hash(self) -> str:
         # The same hash the snapshot of this answer has (or will have), so the admin can match them.
-        return discovery_service._content_hash(self.discovery)
+        return discovery_service.content_hash(self.discovery)
 
 
 async def check_connections(endpoints: Iterable[AgentEndpoint]) -> list[ConnectionCheck]:
@@ -237,7 +237,7 @@ async def check_connections(endpoints: Iterable[AgentEndpoint]) -> list[Connecti
 
     async def one(endpoint: AgentEndpoint, client) -> ConnectionCheck:
         started = time.perf_counter()
-        found = await discovery_service._fetch(endpoint, client)
+        found = await discovery_service.probe(endpoint, client)
         return ConnectionCheck(endpoint, found, round((time.perf_counter() - started) * 1000))
 
     async with agent_http_client() as client:
@@ -249,19 +249,11 @@ def _what_it_declared(endpoint: AgentEndpoint) -> str:
 
 
 def scrub(text: str, endpoint: AgentEndpoint) -> str:
-    """Defence in depth: the SDK never puts a credential in an error, and this makes sure."""
-    if endpoint.credential and endpoint.credential in text:
-        text = text.replace(endpoint.credential, "[credential]")
-    return text
+    return endpoint.scrub(text)
 
 
 def scrub_payload(payload: Any, endpoint: AgentEndpoint) -> Any:
-    """A declaration with any echoed credential replaced, for display."""
-    if payload is None or not endpoint.credential:
-        return payload
-    text = json.dumps(payload)
-    escaped = json.dumps(endpoint.credential)[1:-1]
-    return json.loads(text.replace(escaped, "[credential]")) if escaped in text else payload
+    return endpoint.scrub_payload(payload)
 
 
 def connection_message(check: ConnectionCheck) -> tuple[int, str]:

@@ -135,7 +135,8 @@ def sdk_client(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> AgUiAgent 
     )
 
 
-async def _fetch(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> Discovery:
+async def probe(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> Discovery:
+    """Ask one endpoint now (no cache, nothing stored); an echoed credential is blanked out."""
     agent = sdk_client(endpoint, client)
     limit = discovery_timeout(endpoint)
     try:
@@ -156,12 +157,12 @@ async def _fetch(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> Discover
         status=result.status,
         source_url=result.source_url,
         checked_at=timezone.now(),
-        raw=raw,
-        error=result.error or "",
+        raw=endpoint.scrub_payload(raw),
+        error=endpoint.scrub(result.error or ""),
     )
 
 
-def _content_hash(discovery: Discovery) -> str:
+def content_hash(discovery: Discovery) -> str:
     body = json.dumps({"status": discovery.status, "payload": discovery.raw}, sort_keys=True, default=str)
     return hashlib.sha256(body.encode()).hexdigest()
 
@@ -180,7 +181,7 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
     now = timezone.now()
     to_create, to_touch, enriched = [], [], []
     for discovery in discoveries:
-        digest = _content_hash(discovery)
+        digest = content_hash(discovery)
         previous = latest.get(discovery.endpoint_id)
         if previous is not None and previous.content_hash == digest:
             to_touch.append(previous.pk)
@@ -226,9 +227,9 @@ async def discover(
     if missing:
         if client is None:
             async with agent_http_client() as own_client:
-                fetched = await asyncio.gather(*(_fetch(e, own_client) for e in missing))
+                fetched = await asyncio.gather(*(probe(e, own_client) for e in missing))
         else:
-            fetched = await asyncio.gather(*(_fetch(e, client) for e in missing))
+            fetched = await asyncio.gather(*(probe(e, client) for e in missing))
         fetched = await sync_to_async(_record, thread_sensitive=True)(list(fetched))
         await cache.aset_many(
             {_cache_key(e): asdict(d) for e, d in zip(missing, fetched, strict=True)},

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -138,6 +140,20 @@ class AgentEndpoint(models.Model):
     @property
     def has_credential(self) -> bool:
         return bool(self.credential)
+
+    def scrub(self, text: str) -> str:
+        """Text from an agent with any echo of the credential blanked out, before it is kept or shown."""
+        if self.credential and text and self.credential in text:
+            return text.replace(self.credential, "[credential]")
+        return text
+
+    def scrub_payload(self, payload: Any) -> Any:
+        """A declaration with any echoed credential blanked out."""
+        if payload is None or not self.credential:
+            return payload
+        text = json.dumps(payload)
+        escaped = json.dumps(self.credential)[1:-1]
+        return json.loads(text.replace(escaped, "[credential]")) if escaped in text else payload
 
     def auth_headers(self) -> dict[str, str]:
         """The headers that carry the credential to the agent (server-side only)."""

@@ -184,7 +184,9 @@ def _write(run_id: str, events: list[RunEvent], messages: list[Message], count: 
             RunEvent.objects.bulk_create(events)
         if messages:
             Message.objects.bulk_create(messages)
-        going_on = Run.objects.filter(pk=run_id).exclude(status=Run.Status.CANCELLED).update(event_count=count)
+        going_on = (
+            Run.objects.filter(pk=run_id).exclude(status=Run.Status.CANCELLED).update(event_count=count)
+        )
     return bool(going_on)
 
 
@@ -283,6 +285,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
         status, error = Run.Status.FAILED, "Something went wrong while reading the agent's answer."
     if status == Run.Status.RUNNING:
         status, error = _final_status(live.transcript)
+    error = endpoint.scrub(error)
     live.status, live.error = status, error
     try:
         await live.flush(conversation, final=True)

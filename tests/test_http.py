@@ -267,7 +267,6 @@ async def test_discovery_follows_the_setting(settings):
 
 
 def test_the_setting_follows_debug_by_default(settings):
-    assert settings.DEBUG is True or settings.AGENTS_UI_ALLOW_PRIVATE_ADDRESSES is not None
     assert allow_private_addresses() is settings.AGENTS_UI_ALLOW_PRIVATE_ADDRESSES
 
     def read(env: dict[str, str]) -> str:
