@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -54,6 +54,8 @@ class Discovery:
     # When unreachable: the last declaration it did give, and when.
     last_known: dict[str, Any] | None = None
     last_known_at: datetime | None = None
+    # Names the declaration the plan is built from (its snapshot's hash): parsed once per process.
+    digest: str = ""
 
     @property
     def declaration(self) -> dict[str, Any] | None:
@@ -68,13 +70,13 @@ class Discovery:
     def capabilities(self) -> AgentCapabilities | None:
         if self.protocol != AgentEndpoint.Protocol.AGUI or self.declaration is None:
             return None
-        return _parse(AgentCapabilities, self.declaration)
+        return _parse(AgentCapabilities, self.declaration, self.digest)
 
     @cached_property
     def policy(self) -> PublicExternalAgentPolicy | None:
         if self.protocol != AgentEndpoint.Protocol.EXTERNAL or self.declaration is None:
             return None
-        return _parse(PublicExternalAgentPolicy, self.declaration)
+        return _parse(PublicExternalAgentPolicy, self.declaration, self.digest)
 
     @property
     def needs_newer_client(self) -> bool:
@@ -88,12 +90,24 @@ class Discovery:
         return policy.sdk.min_version if policy and policy.sdk else None
 
 
-def _parse(model: Any, data: dict[str, Any]) -> Any:
+_PARSED: dict[tuple[str, str], Any] = {}
+
+
+def _parse(model: Any, data: dict[str, Any], digest: str = "") -> Any:
+    """The validated declaration; the same one (by hash) is validated once per process."""
+    key = (model.__name__, digest)
+    if digest and key in _PARSED:
+        return _PARSED[key]
     try:
-        return model.model_validate(data)
+        parsed = model.model_validate(data)
     except ValidationError:  # stored as declared, so it validated once; be safe with old snapshots
         logger.warning("a stored declaration no longer validates", exc_info=True)
-        return None
+        parsed = None
+    if digest:
+        if len(_PARSED) > 2048:
+            _PARSED.clear()
+        _PARSED[key] = parsed
+    return parsed
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -198,9 +212,14 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
                 )
             )
         known = last_declared.get(discovery.endpoint_id)
-        if discovery.status == Status.UNREACHABLE and known is not None:
-            discovery = Discovery(
-                **{**asdict(discovery), "last_known": known.payload, "last_known_at": known.last_seen_at}
+        if discovery.status == Status.DECLARED:
+            discovery = replace(discovery, digest=digest)
+        elif discovery.status == Status.UNREACHABLE and known is not None:
+            discovery = replace(
+                discovery,
+                last_known=known.payload,
+                last_known_at=known.last_seen_at,
+                digest=known.content_hash,
             )
         enriched.append(discovery)
     with transaction.atomic():

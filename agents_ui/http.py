@@ -8,6 +8,9 @@ first three, and at most MAX_REDIRECTS redirects are followed, each one checked 
 
 from __future__ import annotations
 
+import functools
+import ssl
+
 import httpx
 from django.conf import settings
 
@@ -21,6 +24,12 @@ def allow_private_addresses() -> bool:
     return bool(getattr(settings, "AGENTS_UI_ALLOW_PRIVATE_ADDRESSES", settings.DEBUG))
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One TLS context for every client: loading the CA bundle costs tens of milliseconds."""
+    return httpx.create_ssl_context(trust_env=False)
+
+
 def agent_http_client(
     *, allow_private: bool | None = None, inner: httpx.AsyncBaseTransport | None = None
 ) -> httpx.AsyncClient:
@@ -32,7 +41,9 @@ def agent_http_client(
     """
     if inner is None:
         inner = httpx.AsyncHTTPTransport(
-            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50), trust_env=False
+            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+            trust_env=False,
+            verify=tls_context(),
         )
     guarded = GuardedTransport(
         inner,

@@ -6,6 +6,7 @@ from the database and the discovery service, and turns a plan into catalogue bad
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from agents_ui.decisions import Observations, Plan, UserAbilities, decide
@@ -20,6 +21,9 @@ async def user_abilities(user) -> UserAbilities:
     return UserAbilities.from_permissions(await user.aget_all_permissions())
 
 
+_PLANS: dict[tuple, Plan] = {}
+
+
 def build_plan(
     endpoint: AgentEndpoint,
     discovery: Discovery,
@@ -28,16 +32,39 @@ def build_plan(
     prepared: PrepareResult | None = None,
     observed: Observations | None = None,
 ) -> Plan:
-    """The plan for this user; an external agent's prepare() answer supersedes its discovered policy."""
-    return decide(
+    """The plan for this user; an external agent's prepare() answer supersedes its discovered policy.
+
+    decide() is pure, so a plan is reused while its inputs are the same (a warm catalogue).
+    """
+    observed = observed or observations_of(endpoint)
+    key = None
+    if prepared is None and discovery.digest:
+        key = (
+            discovery.digest,
+            discovery.status,
+            discovery.protocol,
+            json.dumps(endpoint.overrides or {}, sort_keys=True),
+            user,
+            observed,
+            endpoint.name,
+            endpoint.description,
+        )
+        if key in _PLANS:
+            return _PLANS[key]
+    plan = decide(
         capabilities=discovery.capabilities,
         policy=prepared.policy if prepared else discovery.policy,
         negotiated=prepared.negotiated if prepared else None,
         overrides=endpoint.overrides or {},
         user=user,
-        observed=observed or observations_of(endpoint),
+        observed=observed,
         fallback_identity={"name": endpoint.name, "description": endpoint.description},
     )
+    if key is not None:
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
 
 
 def observations_of(endpoint: AgentEndpoint) -> Observations:
@@ -69,6 +96,7 @@ class AgentCard:
     badges: list[Badge] = field(default_factory=list)
     filters: list[str] = field(default_factory=list)
     status: StatusLine | None = None
+    html: str = ""  # the rendered card (views.py caches it while nothing on it changes)
 
 
 # Catalogue filters: key -> label. A card carries the keys whose controls its plan shows.
@@ -127,9 +155,12 @@ def card_for(endpoint: AgentEndpoint, discovery: Discovery, plan: Plan) -> Agent
     if plan["state"].visible:
         badges.append(Badge("Shared state"))
         filters.append("state")
-    if plan["structured-output"].visible:
+    # Before negotiation, what the agent offers (a workspace negotiates it when opened).
+    output = plan["structured-output"]
+    if output.visible or output.details.get("offered_module_types"):
         badges.append(Badge("Structured output"))
-    if plan["grounding"].visible:
+    grounding = plan["grounding"]
+    if grounding.visible or grounding.details.get("offered"):
         badges.append(Badge("Cites sources"))
     if plan["feedback"].visible:
         badges.append(Badge("Feedback", "ok"))

@@ -8,6 +8,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django_htmx.middleware import HtmxDetails
 
@@ -22,6 +23,7 @@ from agents_ui.run_render import RunView
 from agents_ui.run_views import host_context, host_context_candidates
 from agents_ui.runs import live_run, transcript_of
 from agents_ui.sdk import AgentError, PrepareResult
+from agents_ui.templatetags.agents_ui_tags import ago
 
 # What this UI can render, asked for in prepare(); the agent grants a subset (PROTOCOLS.md 2.1).
 UI_STREAM_PROFILE = "runtime-standard-v1"
@@ -41,7 +43,28 @@ async def catalogue(request: HtmxHttpRequest) -> TemplateResponse:
     cards = [
         card_for(e, discoveries[e.pk], build_plan(e, discoveries[e.pk], user=abilities)) for e in endpoints
     ]
+    for card in cards:
+        card.html = _card_html(card, abilities)
     return TemplateResponse(request, "agents_ui/catalogue.html", {"cards": cards, "filters": FILTERS})
+
+
+_CARDS: dict[tuple, str] = {}
+
+
+def _card_html(card: Any, abilities: Any) -> str:
+    """A catalogue card, rendered once while nothing on it changes (the warm catalogue)."""
+    endpoint, discovery = card.endpoint, card.discovery
+    key = (
+        endpoint.pk, endpoint.updated_at, discovery.digest, discovery.status, discovery.error,
+        discovery.checked_at.isoformat(), ago(discovery.checked_at), ago(discovery.last_known_at), abilities,
+    )  # fmt: skip
+    html = _CARDS.get(key) if discovery.digest else None
+    if html is None:
+        html = render_to_string("agents_ui/catalogue.html#agent-card", {"card": card})
+        if len(_CARDS) > 4096:
+            _CARDS.clear()
+        _CARDS[key] = html
+    return html
 
 
 @login_required

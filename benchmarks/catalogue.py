@@ -1,6 +1,6 @@
 """How long the catalogue takes with 50 agents whose discovery each takes 200 ms, cold and warm.
 
-A fake AG-UI agent server (a raw ASGI app under uvicorn, in a thread, on loopback) sleeps DELAY
+A fake AG-UI agent server (a raw ASGI app under uvicorn, in a child process, on loopback) sleeps DELAY
 before it answers `GET .../capabilities` with a declaration. 50 endpoints point at it. Measured,
 server-side (django.test.AsyncClient through the whole middleware stack, no browser, no socket
 between client and Django):
@@ -11,9 +11,12 @@ between client and Django):
   snapshots);
 - catalogue warm: every discovery cached (median of --warm renders).
 
+Each render's CPU time (this process, every thread) is printed too: on a busy machine the wall
+times mostly measure waiting for a CPU, the CPU times do not. `catalogue_warm_ratio` is warm / 50 ms.
+
 Usage: python benchmarks/catalogue.py [--json] [--agents N] [--delay-ms MS] [--cold N] [--warm N]
        [--profile cold|warm]
-Targets: cold < 2 x one discovery; warm < 50 ms.
+Targets: catalogue_cold_ratio < 2 (cold / one discovery); catalogue_warm_ms < 50 (ratio < 1).
 """
 
 from __future__ import annotations
@@ -23,17 +26,19 @@ import asyncio
 import cProfile
 import io
 import json
+import multiprocessing
 import os
 import pstats
 import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+COLD_TARGET_RATIO = 2.0  # cold catalogue / one discovery
+WARM_TARGET_MS = 50.0
 sys.path.insert(0, str(ROOT))
 
 # A declaration shaped like the demo research assistant's: enough to parse, plan and badge.
@@ -84,40 +89,52 @@ def make_agent_app(delay: float):
     return app
 
 
+def serve_agent(delay: float, ready) -> None:
+    """The fake agent, in its own process (like a remote agent: it never competes for our GIL)."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    ready.put(sock.getsockname()[1])
+    config = uvicorn.Config(
+        make_agent_app(delay), log_level="warning", lifespan="off", backlog=1024, access_log=False
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
 class AgentServer:
-    """uvicorn serving the fake agent from a thread (its own event loop, like a remote agent)."""
+    """Runs `serve_agent` in a child process for the duration of a `with` block."""
 
     def __init__(self, delay: float) -> None:
-        import uvicorn
-
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
-        config = uvicorn.Config(
-            make_agent_app(delay), log_level="warning", lifespan="off", backlog=1024, access_log=False
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        context = multiprocessing.get_context("spawn")
+        self._ready = context.Queue()
+        self._process = context.Process(target=serve_agent, args=(delay, self._ready), daemon=True)
+        self.url = ""
 
     def __enter__(self) -> AgentServer:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the fake agent server did not start")
-            time.sleep(0.01)
-        return self
+        self._process.start()
+        port = self._ready.get(timeout=30)
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:  # until uvicorn accepts connections
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return self
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the fake agent server did not start") from None
+                time.sleep(0.05)
 
     def __exit__(self, *exc: object) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=5)
-        self._sock.close()
+        self._process.terminate()
+        self._process.join(timeout=5)
 
 
 def setup_django(directory: str) -> None:
     os.environ["DJANGO_SETTINGS_MODULE"] = "project.settings"
     os.environ["DEBUG"] = "true"
+    os.environ["ALLOWED_HOSTS"] = "testserver"
     os.environ["DATABASE_URL"] = f"sqlite:///{directory}/bench.sqlite3"
     os.environ["CACHE_URL"] = "locmem://benchmark"
     os.environ["AGENTS_UI_DEMO_AUTOREGISTER"] = "false"
@@ -167,15 +184,16 @@ async def one_discovery(agent_url: str) -> float:
     return elapsed
 
 
-async def render(client, count: int) -> float:
-    start = time.perf_counter()
+async def render(client, count: int) -> tuple[float, float]:
+    """One catalogue page: (wall seconds, CPU seconds of this process, every thread)."""
+    cpu, start = time.process_time(), time.perf_counter()
     response = await client.get("/")
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     assert response.status_code == 200, response.status_code
     cards = response.content.count(b'data-agent="')
     assert cards == count, f"{cards} cards rendered, {count} expected"
     assert b'data-status="declared"' in response.content
-    return elapsed
+    return elapsed, cpu
 
 
 def median_ms(samples: list[float]) -> float:
@@ -186,13 +204,13 @@ async def measure(options, agent_url: str, user) -> dict[str, float]:
     from django.core.cache import cache
     from django.test import AsyncClient
 
-    client = AsyncClient(SERVER_NAME="127.0.0.1")
+    client = AsyncClient()
     await client.aforce_login(user)
 
     singles = [await one_discovery(agent_url) for _ in range(5)]
 
     cache.clear()
-    first = await render(client, options.agents)  # imports, templates, the first 50 snapshots
+    first, _ = await render(client, options.agents)  # imports, templates, the first snapshots
     colds = []
     for _ in range(options.cold):
         cache.clear()
@@ -211,22 +229,27 @@ async def measure(options, agent_url: str, user) -> dict[str, float]:
         print(out.getvalue(), file=sys.stderr)
 
     one = median_ms(singles)
-    cold = median_ms(colds)
-    warm = median_ms(warms)
+    cold = median_ms([wall for wall, _ in colds])
+    warm = median_ms([wall for wall, _ in warms])
     return {
         "catalogue_agents": options.agents,
         "catalogue_discovery_delay_ms": options.delay_ms,
         "catalogue_one_discovery_ms": one,
         "catalogue_first_render_ms": round(first * 1000, 1),
         "catalogue_cold_ms": cold,
+        "catalogue_cold_cpu_ms": median_ms([cpu for _, cpu in colds]),
         "catalogue_cold_ratio": round(cold / one, 2),
         "catalogue_warm_ms": warm,
-        "catalogue_warm_ratio": round(warm / 50, 2),
+        "catalogue_warm_cpu_ms": median_ms([cpu for _, cpu in warms]),
+        "catalogue_warm_ratio": round(warm / WARM_TARGET_MS, 2),
+        # Wall times on a busy machine mostly measure the queue for a CPU: say how busy it was.
+        "catalogue_load_1min": round(os.getloadavg()[0], 2),
     }
 
 
 UNITS = {
     "catalogue_agents": "agents",
+    "catalogue_load_1min": "procs",
     "catalogue_cold_ratio": "x",
     "catalogue_warm_ratio": "x",
 }

@@ -24,6 +24,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from .errors import AgentError, ProtocolError
 from .sse import DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_TOTAL_BYTES, SseParser
 from .transport import (
+    BodyTooLargeError,
     DiscoveryStatus,
     check_content_type,
     client_for,
@@ -242,6 +243,8 @@ class AgUiAgent:
                     await raise_for_status(response)
                     try:
                         body = await read_json(response, "capability discovery")
+                    except BodyTooLargeError as exc:
+                        return DiscoveryResult("invalid", url, error=exc.message, error_code=exc.code)
                     except ProtocolError as exc:
                         # A 200 that is not JSON (an HTML catch-all page, say): no discovery.
                         return DiscoveryResult("none", url, error=exc.message)

@@ -19,6 +19,7 @@ from .errors import (
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "BodyTooLargeError",
     "MAX_ERROR_BODY_BYTES",
     "DiscoveryStatus",
     "check_content_type",
@@ -102,12 +103,17 @@ def check_content_type(response: httpx.Response, expected: str, what: str) -> No
         raise ProtocolError(f"{what}: the agent answered {shown!r}, expected {expected!r}")
 
 
+class BodyTooLargeError(ProtocolError):
+    """A JSON answer over the size the client reads: not read to its end, and not mistaken for a
+    page that is not JSON (which, for discovery, means "no discovery")."""
+
+
 async def read_json(response: httpx.Response, what: str, *, limit: int = MAX_JSON_BODY_BYTES) -> Any:
     """The JSON body of a 2xx answer, or ProtocolError saying what is wrong with it."""
     check_content_type(response, "application/json", what)
     body, too_large = await _read_limited(response, limit)
     if too_large:
-        raise ProtocolError(f"{what}: the agent's answer is larger than {limit} bytes")
+        raise BodyTooLargeError(f"{what}: the agent's answer is larger than {limit} bytes")
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:

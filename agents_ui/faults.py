@@ -1,0 +1,439 @@
+"""A fault-injecting AG-UI agent, for tests and the reliability report only.
+
+It is a plain ASGI application that no URL conf of the product includes and no registry lists: tests
+and ``scripts/reliability.py`` serve it on a port of their own (`FaultAgentServer`) and register an
+endpoint pointing at it. The fault is chosen by the path:
+
+    POST {base}/fault/<name>/               a run that misbehaves in the way <name> says
+    GET  {base}/fault/<name>/capabilities   its declaration (a huge one for ``huge-declaration``)
+
+Query parameters tune the slow faults: ``?delay=<seconds>`` between two bytes of ``drip`` (default 1),
+``?fast=<bytes>`` sent at once before dripping starts.
+
+Every fault that has a run says something first (`SAID_BEFORE`), so a test can check that what the
+agent said before it misbehaved is kept. A connection that is refused cannot be made by a server
+that accepts it: `refused_url()` gives an address where nothing listens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+from urllib.parse import parse_qs
+
+__all__ = [
+    "FAULTS",
+    "PAYLOADS",
+    "SAID_BEFORE",
+    "FaultAgentServer",
+    "application",
+    "refused_url",
+]
+
+SAID_BEFORE = "Said before the fault."
+HUGE_FRAME_BYTES = 50 * 1024 * 1024
+HUGE_DECLARATION_BYTES = 10 * 1024 * 1024
+_CHUNK = 64 * 1024
+
+# name -> what it does (the reliability report lists them).
+FAULTS: dict[str, str] = {
+    "ok": "a well-behaved run (the control)",
+    "refuse": "refuses the connection (nothing listens: see refused_url)",
+    "hang-headers": "accepts, then never sends the response headers",
+    "hang-mid-stream": "starts answering, then goes silent with the connection open",
+    "cut-mid-frame": "drops the connection in the middle of an SSE frame",
+    "malformed-json": "sends an event that is not valid JSON",
+    "invalid-patch": "sends a JSON Patch that cannot be applied to the state",
+    "unknown-event": "sends an event type AG-UI does not define",
+    "huge-frame": "sends one SSE frame of 50 MB",
+    "http-500": "answers 500 with an HTML error page",
+    "unsupported-capability": "answers 403 unsupported_capability",
+    "rate-limited": "answers 429 rate_limited with Retry-After: 30",
+    "drip": "sends its answer one byte per second",
+    "huge-declaration": "declares its capabilities in a 10 MB document",
+    "no-finish": "ends the stream without RUN_FINISHED or RUN_ERROR",
+    "script-payloads": "puts HTML and script in every field it controls (declaration and run)",
+}
+
+# Each would set window.__pwned if a browser ever executed it.
+PAYLOADS = [
+    "<script>window.__pwned='script'</script>",
+    "<img src=x onerror=\"window.__pwned='img'\">",
+    "<svg onload=\"window.__pwned='svg'\"></svg>",
+    "\"><script>window.__pwned='attr'</script>",
+    "'><img src=x onerror=window.__pwned='quote'>",
+    "<a href=\"javascript:window.__pwned='link'\">click</a>",
+    "<iframe srcdoc=\"<script>parent.__pwned='iframe'</script>\"></iframe>",
+    "{{ 7*7 }}{% now 'Y' %}",
+]
+P = " ".join(PAYLOADS)
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+
+
+def _frame(event: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(event)}\n\n".encode()
+
+
+def _opening(thread: str = "t", run: str = "r") -> list[dict[str, Any]]:
+    return [
+        {"type": "RUN_STARTED", "threadId": thread, "runId": run},
+        {"type": "TEXT_MESSAGE_START", "messageId": "before", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "before", "delta": SAID_BEFORE},
+        {"type": "TEXT_MESSAGE_END", "messageId": "before"},
+    ]
+
+
+def _finished(thread: str = "t", run: str = "r") -> dict[str, Any]:
+    return {"type": "RUN_FINISHED", "threadId": thread, "runId": run}
+
+
+def declaration(name: str) -> dict[str, Any]:
+    if name == "script-payloads":
+        return {
+            "identity": {"name": f"Evil {PAYLOADS[0]}", "description": P, "provider": P, "version": P},
+            "transport": {"streaming": True},
+            "tools": {
+                "supported": True,
+                "items": [
+                    {
+                        "name": "evil<script>window.__pwned='tool'</script>",
+                        "description": P,
+                        "parameters": {
+                            "type": "object",
+                            "title": P,
+                            "properties": {"q": {"type": "string", "description": P}},
+                        },
+                    }
+                ],
+            },
+            "multiAgent": {
+                "supported": True,
+                "subagents": [{"name": "sub<img src=x onerror=window.__pwned='sub'>", "description": P}],
+            },
+            "state": {"snapshots": True, "deltas": True},
+            "reasoning": {"supported": True, "streaming": True},
+            "humanInTheLoop": {"feedback": True},
+        }
+    return {
+        "identity": {"name": f"Fault: {name}", "description": FAULTS.get(name, "")},
+        "transport": {"streaming": True},
+        "state": {"snapshots": True, "deltas": True},
+    }
+
+
+def script_payload_run() -> list[dict[str, Any]]:
+    """A run whose every agent-controlled field carries a payload."""
+    markdown = (
+        f"# Title {PAYLOADS[0]}\n\n{P}\n\n[click me](javascript:window.__pwned='md-link') "
+        "![img](javascript:window.__pwned='md-img') <b onmouseover=\"window.__pwned='b'\">bold</b>\n\n"
+        "| a | b |\n|---|---|\n| <script>window.__pwned='table'</script> | x |\n"
+    )
+    return [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "STATE_SNAPSHOT", "snapshot": {"title": P, "items": [P], PAYLOADS[1]: P}},
+        {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/note", "value": PAYLOADS[4]}]},
+        {"type": "REASONING_START", "messageId": "think"},
+        {"type": "REASONING_MESSAGE_START", "messageId": "think", "role": "reasoning"},
+        {"type": "REASONING_MESSAGE_CONTENT", "messageId": "think", "delta": P},
+        {"type": "REASONING_MESSAGE_END", "messageId": "think"},
+        {"type": "REASONING_END", "messageId": "think"},
+        {"type": "STEP_STARTED", "stepName": PAYLOADS[3]},
+        {"type": "STEP_FINISHED", "stepName": PAYLOADS[3]},
+        {
+            "type": "TOOL_CALL_START",
+            "toolCallId": "call<script>1</script>",
+            "toolCallName": "evil<img src=x onerror=window.__pwned='toolname'>",
+        },
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "call<script>1</script>", "delta": json.dumps({"q": P})},
+        {"type": "TOOL_CALL_END", "toolCallId": "call<script>1</script>"},
+        {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": "result",
+            "toolCallId": "call<script>1</script>",
+            "content": P,
+        },
+        {"type": "SUBAGENT_STARTED", "subagentRunId": "s1", "name": "sub" + PAYLOADS[2], "task": P},
+        {"type": "SUBAGENT_FINISHED", "subagentRunId": "s1", "result": P},
+        {"type": "TEXT_MESSAGE_START", "messageId": 'answer"><script>1</script>', "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": 'answer"><script>1</script>', "delta": markdown},
+        {"type": "TEXT_MESSAGE_END", "messageId": 'answer"><script>1</script>'},
+        {"type": "CUSTOM", "name": P, "value": P},
+        _finished(),
+    ]
+
+
+# --- The ASGI application ------------------------------------------------------------------------
+
+
+class _Gone(Exception):
+    """The client went away: stop sending."""
+
+
+class _Exchange:
+    def __init__(self, receive: Receive, send: Send) -> None:
+        self._receive = receive
+        self._send = send
+        self.gone = asyncio.Event()
+        self._watch: asyncio.Task[None] | None = None
+
+    async def read_body(self) -> bytes:
+        parts = []
+        while True:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                raise _Gone
+            parts.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        self._watch = asyncio.create_task(self._watch_disconnect())
+        return b"".join(parts)
+
+    async def _watch_disconnect(self) -> None:
+        while True:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                self.gone.set()
+                return
+
+    async def wait(self, seconds: float) -> None:
+        """Sleep, unless the client goes away first."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.gone.wait(), timeout=seconds)
+        if self.gone.is_set():
+            raise _Gone
+
+    async def start(self, status: int = 200, headers: dict[str, str] | None = None) -> None:
+        raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+        await self._send({"type": "http.response.start", "status": status, "headers": raw})
+
+    async def body(self, data: bytes, *, more: bool = True) -> None:
+        if self.gone.is_set():
+            raise _Gone
+        await self._send({"type": "http.response.body", "body": data, "more_body": more})
+
+    async def sse(self) -> None:
+        await self.start(200, {"content-type": "text/event-stream", "cache-control": "no-cache"})
+
+    async def json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        body = json.dumps(payload).encode()
+        await self.start(status, {"content-type": "application/json", **(headers or {})})
+        await self.body(body, more=False)
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+
+
+def _huge_frame_chunks() -> Iterator[bytes]:
+    """One 50 MB frame made lazily of one reused chunk: the agent itself holds almost nothing."""
+    yield b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"before","delta":"'
+    chunk = b"x" * _CHUNK
+    for _ in range(HUGE_FRAME_BYTES // _CHUNK):
+        yield chunk
+    yield b'"}\n\n'
+
+
+async def _run(name: str, query: dict[str, str], x: _Exchange) -> None:
+    if name in ("ok", "huge-declaration"):
+        await x.sse()
+        for event in [*_opening(), _finished()]:
+            await x.body(_frame(event))
+    elif name == "hang-headers":
+        await x.wait(3600)
+    elif name == "hang-mid-stream":
+        await x.sse()
+        for event in _opening():
+            await x.body(_frame(event))
+        await x.wait(3600)
+    elif name == "cut-mid-frame":
+        await x.sse()
+        for event in _opening():
+            await x.body(_frame(event))
+        await x.body(b'data: {"type":"TEXT_MESSAGE_START","messageId":"after","ro')
+        raise ConnectionAbortedError("the fault agent cuts the stream mid-frame")
+    elif name == "malformed-json":
+        await x.sse()
+        for event in _opening():
+            await x.body(_frame(event))
+        await x.body(b'data: {"type": "TEXT_MESSAGE_START", "messageId": "after", role: assistant\n\n')
+        await x.body(_frame(_finished()))
+    elif name == "invalid-patch":
+        await x.sse()
+        events = [
+            *_opening(),
+            {"type": "STATE_SNAPSHOT", "snapshot": {"steps": ["one"]}},
+            {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/missing/deep", "value": 1}]},
+            {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/steps/-", "value": "two"}]},
+            _finished(),
+        ]
+        for event in events:
+            await x.body(_frame(event))
+    elif name == "unknown-event":
+        await x.sse()
+        opening = _opening()
+        events = [
+            *opening[:2],
+            {"type": "QUANTUM_ENTANGLEMENT", "messageId": "before", "payload": {"spin": "up"}},
+            *opening[2:],
+            {"type": "X_VENDOR_EXTENSION"},
+            _finished(),
+        ]
+        for event in events:
+            await x.body(_frame(event))
+    elif name == "huge-frame":
+        await x.sse()
+        for event in _opening()[:2]:
+            await x.body(_frame(event))
+        await x.body(_frame({"type": "TEXT_MESSAGE_CONTENT", "messageId": "before", "delta": SAID_BEFORE}))
+        for chunk in _huge_frame_chunks():
+            await x.body(chunk)
+        await x.body(_frame(_finished()))
+    elif name == "http-500":
+        await x.start(500, {"content-type": "text/html"})
+        await x.body(
+            b"<html><body><h1>Internal Server Error</h1><script>x()</script></body></html>", more=False
+        )
+        return
+    elif name == "unsupported-capability":
+        await x.json(
+            403,
+            {
+                "error": {
+                    "code": "unsupported_capability",
+                    "message": "runs are disabled by this agent's policy",
+                    "capability": "messages",
+                }
+            },
+        )
+        return
+    elif name == "rate-limited":
+        await x.json(
+            429,
+            {"error": {"code": "rate_limited", "message": "slow down"}},
+            headers={"retry-after": "30"},
+        )
+        return
+    elif name == "drip":
+        delay = float(query.get("delay", "1"))
+        fast = int(query.get("fast", "0"))
+        body = b"".join(_frame(e) for e in [*_opening(), _finished()])
+        await x.sse()
+        if fast:
+            await x.body(body[:fast])
+        for index in range(fast, len(body)):
+            await x.wait(delay)
+            await x.body(body[index : index + 1])
+    elif name == "no-finish":
+        await x.sse()
+        for event in _opening():
+            await x.body(_frame(event))
+    elif name == "script-payloads":
+        await x.sse()
+        for event in script_payload_run():
+            await x.body(_frame(event))
+    else:
+        await x.json(404, {"error": {"code": "not_found", "message": "no such fault"}})
+        return
+    with contextlib.suppress(_Gone):
+        await x.body(b"", more=False)
+
+
+async def _capabilities(name: str, x: _Exchange) -> None:
+    if name == "huge-declaration":
+        await x.start(200, {"content-type": "application/json"})
+        await x.body(b'{"identity": {"name": "Huge", "description": "')
+        chunk = b"y" * _CHUNK
+        for _ in range(HUGE_DECLARATION_BYTES // _CHUNK):
+            await x.body(chunk)
+        await x.body(b'"}}', more=False)
+        return
+    await x.json(200, declaration(name))
+
+
+async def application(scope: dict[str, Any], receive: Receive, send: Send) -> None:
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    if scope["type"] != "http":
+        return
+    parts = [p for p in scope["path"].split("/") if p]
+    query = {k: v[-1] for k, v in parse_qs(scope.get("query_string", b"").decode()).items()}
+    x = _Exchange(receive, send)
+    try:
+        await x.read_body()
+        if len(parts) < 2 or parts[0] != "fault" or parts[1] not in FAULTS:
+            await x.json(404, {"error": {"code": "not_found", "message": "no such fault"}})
+        elif len(parts) == 3 and parts[2] == "capabilities" and scope["method"] == "GET":
+            await _capabilities(parts[1], x)
+        elif len(parts) == 2 and scope["method"] == "POST":
+            await _run(parts[1], query, x)
+        else:
+            await x.json(405, {"error": {"code": "invalid_request", "message": "method not allowed"}})
+    except _Gone:
+        pass
+    finally:
+        x.close()
+
+
+# --- Serving it ----------------------------------------------------------------------------------
+
+
+def refused_url() -> str:
+    """An address on this machine where nothing listens: connecting to it is refused."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/fault/refuse/"
+
+
+class FaultAgentServer:
+    """uvicorn serving the fault agent from a thread of this process."""
+
+    def __init__(self) -> None:
+        import uvicorn
+
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self.port = self._sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        # Critical only: the cut-mid-frame fault raises on purpose, uvicorn would log it as an error.
+        config = uvicorn.Config(
+            application, log_level="critical", lifespan="off", timeout_graceful_shutdown=1
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
+        )
+
+    def url_for(self, fault: str, query: str = "") -> str:
+        if fault == "refuse":
+            return refused_url()
+        return f"{self.url}/fault/{fault}/" + (f"?{query}" if query else "")
+
+    def start(self) -> FaultAgentServer:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the fault agent did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=5)
+        self._sock.close()
