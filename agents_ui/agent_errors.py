@@ -31,5 +31,15 @@ def describe(error: AgentError) -> str:
     text = template.format(code=code, capability=capability)
     retry_after = getattr(error, "retry_after", None)
     if retry_after:
-        text += f" Try again in {int(retry_after)} seconds."
+        text += f" Try again in {duration(retry_after)}."
     return text
+
+
+def duration(seconds: float) -> str:
+    """90 -> "2 minutes", 86400 -> "24 hours", 5 -> "5 seconds"."""
+    seconds = int(round(seconds))
+    for size, unit in ((3600, "hour"), (60, "minute")):
+        if seconds >= size * 2 or (seconds >= size and seconds % size == 0):
+            count = round(seconds / size)
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"

@@ -450,6 +450,21 @@ def _upload(src: _Sources) -> _Evidence:
         ev.support = _any_true(modalities.values())
         if not modalities["file"]:
             accept = [pattern for name, pattern in _MODALITY_ACCEPT.items() if modalities[name]]
+        # AG-UI has no field for upload limits; this product reads `custom.input` (see
+        # docs/protocol-decisions.md): {"maxBytes": int, "mimeTypes": [exact types]}.
+        custom = _get(src.capabilities, "custom")
+        limits = custom.get("input") if isinstance(custom, dict) else None
+        if isinstance(limits, dict):
+            declared_max = limits.get("maxBytes")
+            if isinstance(declared_max, int) and declared_max > 0:
+                max_bytes = ev.declared(
+                    "custom.input.maxBytes",
+                    declared_max,
+                    f"custom.input.maxBytes is {declared_max} ({_size_label(declared_max)})",
+                )
+            types = limits.get("mimeTypes")
+            if isinstance(types, list) and types and all(isinstance(t, str) for t in types):
+                accept = ev.declared("custom.input.mimeTypes", list(types))
     elif src.policy is not None:
         files = ev.declared("capabilities.files", _get(src.policy, "capabilities", "files"))
         file_policy = _get(src.policy, "file_policy")

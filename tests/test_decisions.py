@@ -1005,3 +1005,19 @@ def test_the_module_is_pure() -> None:
     assert not {
         name for name in imported if name.split(".")[0] in {"django", "httpx", "requests", "os", "socket"}
     }
+
+
+def test_agui_upload_limits_come_from_custom_input():
+    caps = AgentCapabilities.model_validate(
+        {
+            "multimodal": {"input": {"pdf": True, "image": True}},
+            "custom": {
+                "input": {"maxBytes": 10 * 1024 * 1024, "mimeTypes": ["application/pdf", "image/png"]}
+            },
+        }
+    )
+    upload = decide(capabilities=caps)["upload"]
+    assert upload.details["max_bytes"] == 10 * 1024 * 1024
+    assert upload.details["max_bytes_label"] == "10 MB"
+    assert upload.details["accept"] == ["application/pdf", "image/png"]
+    assert any(r.field == "custom.input.maxBytes" for r in upload.reasons)

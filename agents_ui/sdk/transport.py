@@ -19,8 +19,8 @@ from .errors import (
 
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "BodyTooLargeError",
     "MAX_ERROR_BODY_BYTES",
+    "BodyTooLargeError",
     "DiscoveryStatus",
     "check_content_type",
     "client_for",

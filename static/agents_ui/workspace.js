@@ -18,7 +18,8 @@
   function sizeLabel(bytes) {
     var units = ["bytes", "KB", "MB", "GB"], i = 0;
     while (bytes >= 1024 && i < units.length - 1) { bytes /= 1024; i += 1; }
-    return (i ? bytes.toFixed(bytes < 10 ? 1 : 0) : bytes) + " " + units[i];
+    var shown = i && bytes % 1 ? bytes.toFixed(bytes < 10 ? 1 : 0) : Math.round(bytes);
+    return shown + " " + units[i];
   }
 
   function accepts(file, accept) {

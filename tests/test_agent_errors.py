@@ -1,0 +1,22 @@
+import pytest
+
+from agents_ui.agent_errors import describe, duration
+from agents_ui.sdk import RateLimitedError, SpendLimitExceededError, UnsupportedCapabilityError
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(1, "1 second"), (45, "45 seconds"), (60, "1 minute"), (90, "90 seconds"), (150, "2 minutes"),
+     (3600, "1 hour"), (86400, "24 hours")],
+)  # fmt: skip
+def test_durations_read_like_a_person_would_say_them(seconds, text):
+    assert duration(seconds) == text
+
+
+def test_each_error_becomes_a_sentence():
+    assert (
+        describe(UnsupportedCapabilityError(capability="artifacts")) == "The agent does not offer artifacts."
+    )
+    limited = describe(SpendLimitExceededError(retry_after=86400))
+    assert limited == "The agent's spending limit is reached. Try again in 24 hours."
+    assert "Try again in 30 seconds." in describe(RateLimitedError(retry_after=30))
