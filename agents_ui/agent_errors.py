@@ -36,8 +36,8 @@ def describe(error: AgentError) -> str:
 
 
 def duration(seconds: float) -> str:
-    """90 -> "2 minutes", 86400 -> "24 hours", 5 -> "5 seconds"."""
-    seconds = int(round(seconds))
+    """150 -> "2 minutes", 86400 -> "24 hours", 90 -> "90 seconds"."""
+    seconds = round(seconds)
     for size, unit in ((3600, "hour"), (60, "minute")):
         if seconds >= size * 2 or (seconds >= size and seconds % size == 0):
             count = round(seconds / size)

@@ -52,6 +52,16 @@ def dom_id(prefix: str, value: str) -> str:
     return f"{prefix}-{hashlib.blake2s(value.encode(), digest_size=6).hexdigest()}"
 
 
+def _maybe_json(value: Any) -> Any:
+    """Tool results often arrive as JSON text: show the document, not an escaped string."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
 def pretty_json(value: Any) -> str:
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
@@ -102,6 +112,7 @@ class RunView:
             "text": message.text,
             "html": markdown_html(message.text) if message.complete else "",
             "complete": message.complete,
+            "streaming": not message.complete and self.run.status in (Run.Status.PENDING, Run.Status.RUNNING),
             "subagent": node.name if node else "",
         }
 
@@ -114,10 +125,14 @@ class RunView:
             "args": pretty_json(call.args) if call.complete and call.args_error is None else call.args_text,
             "args_error": call.args_error,
             "has_result": call.has_result,
-            "result": pretty_json(call.result) if call.has_result else "",
+            "result": pretty_json(_maybe_json(call.result)) if call.has_result else "",
             "result_error": call.result_error,
             "status": call.status,
         }
+
+    @property
+    def said_anything(self) -> bool:
+        return any(self.shows(m) for m in self.transcript.messages) or bool(self.transcript.tool_calls)
 
     def reasoning(self) -> list[dict[str, Any]]:
         return [
@@ -285,7 +300,8 @@ class StreamRenderer:
                     self._oob(escape(text[sent:]), "beforeend", f"#{dom_id('msg', message.id)}-text")
                 )
                 self._text[message.id] = len(text)
-        for entry in transcript.reasoning:
+        reasoning_visible = view.plan["reasoning"].shown
+        for entry in transcript.reasoning if reasoning_visible else ():
             sent = self._reasoning.get(entry.id)
             if sent is None or entry.encrypted:
                 if sent is None:

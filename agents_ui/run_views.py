@@ -36,6 +36,7 @@ from agents_ui.models import (
     Run,
     RunEvent,
 )
+from agents_ui.negotiation import prepared_for
 from agents_ui.plans import build_plan, observations_of, user_abilities
 from agents_ui.run_render import RunView, StreamRenderer, dom_id, render_run
 from agents_ui.runs import (
@@ -64,13 +65,15 @@ class ComposerError(Exception):
 # --- Helpers ------------------------------------------------------------------------------------
 
 
-async def plan_for(
-    request: HttpRequest, endpoint: AgentEndpoint, observed: Observations | None = None
-) -> Plan:
+async def plan_for(request: HttpRequest, endpoint: AgentEndpoint) -> Plan:
     discovery = await discover_one(endpoint)
-    return build_plan(
-        endpoint, discovery, user=await user_abilities(await request.auser()), observed=observed
-    )
+    return await stream_plan(endpoint, discovery, await user_abilities(await request.auser()))
+
+
+async def stream_plan(endpoint: AgentEndpoint, discovery: Any, abilities: Any) -> Plan:
+    """The plan a run is shown under: with the same negotiation the workspace made."""
+    prepared, _ = await prepared_for(endpoint, discovery)
+    return build_plan(endpoint, discovery, user=abilities, prepared=prepared)
 
 
 def decided_for(run: Run) -> dict[str, ApprovalRecord]:
@@ -96,8 +99,13 @@ async def send_message(request: HttpRequest, slug: str) -> HttpResponse:
     endpoint = await usable_endpoint(request, slug)
     user = await request.auser()
     discovery = await discover_one(endpoint)
-    plan = build_plan(endpoint, discovery, user=await user_abilities(user))
+    plan = await stream_plan(endpoint, discovery, await user_abilities(user))
     try:
+        if discovery.needs_newer_client:
+            raise ComposerError(
+                f"This agent needs a newer client (SDK {discovery.min_version} or later) and refuses "
+                "messages from this one."
+            )
         content, files, request_fields = _read_composer(request, plan)
         conversation = await _conversation_for(request, endpoint, user, content)
         run, message = await sync_to_async(_save_turn, thread_sensitive=True)(
@@ -285,6 +293,7 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     discovery = await discover_one(endpoint)
     decided = await sync_to_async(decided_for)(run)
     earlier = await sync_to_async(earlier_ids)(run)
+    prepared, _ = await prepared_for(endpoint, discovery)
 
     def plan_with(seen: Any) -> Plan:
         base = observations_of(endpoint)
@@ -293,7 +302,7 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
             interrupts_seen=base.interrupts_seen or seen.interrupts,
             state_seen=base.state_seen or seen.state_events,
         )
-        return build_plan(endpoint, discovery, user=abilities, observed=observed)
+        return build_plan(endpoint, discovery, user=abilities, prepared=prepared, observed=observed)
 
     async def stream() -> AsyncIterator[bytes]:
         live = live_run(run.pk)

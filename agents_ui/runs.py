@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import logging
 import time
 import uuid
@@ -35,7 +36,7 @@ from ag_ui.core import (
     UserMessage,
 )
 from asgiref.sync import sync_to_async
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from agents_ui import agent_errors
@@ -59,15 +60,15 @@ APPROVAL_WAIT_SECONDS = 900.0
 # --- Events to and from the event log -----------------------------------------------------------
 
 
-def event_record(event: Any) -> tuple[str, dict[str, Any]]:
-    """A typed event -> (type, JSON payload) for the run's event log."""
+def event_record(event: Any) -> tuple[str, str]:
+    """A typed event -> (type, JSON text) for the run's event log."""
     if isinstance(event, ExternalEvent):
         if isinstance(event, LegacyText):
-            return "legacy:text", {"text": event.text}
+            return "legacy:text", json.dumps({"text": event.text})
         if isinstance(event, Done):
-            return "legacy:done", {}
-        return event.event_name, event.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return str(event.type.value), event.model_dump(mode="json", by_alias=True, exclude_none=True)
+            return "legacy:done", "{}"
+        return event.event_name, event.model_dump_json(by_alias=True, exclude_none=True)
+    return event.type.value, event.model_dump_json(by_alias=True, exclude_none=True)
 
 
 def event_from_record(protocol: str, type_: str, payload: dict[str, Any]) -> Any:
@@ -99,10 +100,14 @@ class LiveRun:
     # External agents: the client whose stream is open, to post approval decisions while it waits.
     agent: ExternalAgentClient | None = None
     _subscribers: set[asyncio.Event] = field(default_factory=set)
-    _pending: list[RunEvent] = field(default_factory=list)
+    # (seq, type, JSON text) waiting to be written; one writer at a time, in order.
+    _pending: list[tuple[int, str, str]] = field(default_factory=list)
+    _writer: asyncio.Task | None = None
     _seq: int = 0
     _last_flush: float = field(default_factory=time.monotonic)
     _saved_messages: set[str] = field(default_factory=set)
+    # Set when a write finds the run stopped by another server process.
+    stopped_elsewhere: bool = False
 
     @property
     def transcript(self) -> Transcript:
@@ -123,24 +128,42 @@ class LiveRun:
         for changed in self._subscribers:
             changed.set()
 
-    def apply(self, event: Any) -> None:
+    def apply(self, event: Any, raw: str | None = None) -> None:
+        """Fold one event and queue it for the log (as the agent wrote it, when that text is known)."""
         self.builder.apply(event)
         self._seq += 1
-        type_, payload = event_record(event)
-        self._pending.append(RunEvent(run_id=self.run_id, seq=self._seq, type=type_[:64], payload=payload))
+        type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
+        self._pending.append((self._seq, type_[:64], payload))
         self.notify()
 
-    def flush_due(self) -> bool:
-        return len(self._pending) >= FLUSH_EVENTS or time.monotonic() - self._last_flush >= FLUSH_SECONDS
+    def write_soon(self, conversation: Conversation) -> None:
+        """Write what waits in the background, so reading the agent never waits for the database."""
+        if self._writer is not None and not self._writer.done():
+            return  # the running write takes the next batch when it is done
+        if time.monotonic() - self._last_flush < FLUSH_SECONDS and len(self._pending) < FLUSH_EVENTS:
+            return
+        self._writer = asyncio.get_running_loop().create_task(self._write_pending(conversation))
 
-    async def flush(self, conversation: Conversation, *, final: bool = False) -> bool:
-        """Write what waits; False when the run was stopped meanwhile (by another server process)."""
-        batch, self._pending = self._pending, []
-        self._last_flush = time.monotonic()
-        messages = self._new_messages(conversation, final=final)
-        if batch or messages:
-            return await sync_to_async(_write, thread_sensitive=True)(self.run_id, batch, messages, self._seq)
-        return True
+    async def _write_pending(self, conversation: Conversation, *, final: bool = False) -> None:
+        while True:
+            batch, self._pending = self._pending, []
+            self._last_flush = time.monotonic()
+            messages = self._new_messages(conversation, final=final)
+            if not batch and not messages:
+                return
+            going_on = await sync_to_async(_write, thread_sensitive=True)(
+                self.run_id, batch, messages, self._seq
+            )
+            if not going_on:
+                self.stopped_elsewhere = True
+            if not final and len(self._pending) < FLUSH_EVENTS:
+                return
+
+    async def flush(self, conversation: Conversation, *, final: bool = False) -> None:
+        """Write everything that waits (the end of a run)."""
+        if self._writer is not None:
+            await asyncio.shield(self._writer)
+        await self._write_pending(conversation, final=final)
 
     def _new_messages(self, conversation: Conversation, *, final: bool) -> list[Message]:
         """Assistant messages to save: each once complete, or, at the end, whatever was said."""
@@ -164,8 +187,9 @@ class LiveRun:
             )
         if final:
             for entry in self.transcript.reasoning:
-                if entry.encrypted and entry.encrypted_value and entry.id not in self._saved_messages:
-                    self._saved_messages.add(entry.id)
+                key = f"reasoning:{entry.id}"  # the agent may give it its answer's id
+                if entry.encrypted and entry.encrypted_value and key not in self._saved_messages:
+                    self._saved_messages.add(key)
                     found.append(
                         Message(
                             conversation=conversation,
@@ -178,10 +202,17 @@ class LiveRun:
         return found
 
 
-def _write(run_id: str, events: list[RunEvent], messages: list[Message], count: int) -> bool:
+def _write(run_id: str, events: list[tuple[int, str, str]], messages: list[Message], count: int) -> bool:
+    """One transaction: the new events (one executemany: no model per event), messages, the count."""
     with transaction.atomic():
         if events:
-            RunEvent.objects.bulk_create(events)
+            table = connection.ops.quote_name(RunEvent._meta.db_table)
+            run_value = RunEvent._meta.get_field("run").get_db_prep_value(uuid.UUID(run_id), connection)
+            with connection.cursor() as cursor:
+                cursor.executemany(
+                    f"INSERT INTO {table} (run_id, seq, type, payload) VALUES (%s, %s, %s, %s)",
+                    [(run_value, seq, type_, payload) for seq, type_, payload in events],
+                )
         if messages:
             Message.objects.bulk_create(messages)
         going_on = (
@@ -250,14 +281,12 @@ async def _drive(run: Run, live: LiveRun) -> None:
     endpoint = conversation.endpoint
     await Run.objects.filter(pk=run.pk).aupdate(status=Run.Status.RUNNING, started_at=timezone.now())
     # A MESSAGES_SNAPSHOT repeats earlier answers: they are saved once, with the run that said them.
-    live._saved_messages.update(
-        [
-            r
-            async for r in Message.objects.filter(conversation=conversation)
-            .exclude(remote_id="")
-            .values_list("remote_id", flat=True)
-        ]
-    )
+    async for role, remote_id in (
+        Message.objects.filter(conversation=conversation)
+        .exclude(remote_id="")
+        .values_list("role", "remote_id")
+    ):
+        live._saved_messages.add(f"reasoning:{remote_id}" if role == Message.Role.REASONING else remote_id)
     status, error = Run.Status.RUNNING, ""
     try:
         async with agent_http_client() as client:
@@ -269,11 +298,13 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 live.agent = agent
                 events = await _external_events(agent, run)
             else:
-                events = agent.run(await sync_to_async(_agui_input)(run))
+                events = agent.run_frames(await sync_to_async(_agui_input)(run))
             async with aclosing(events):
-                async for event in events:
-                    live.apply(event)
-                    if live.flush_due() and not await live.flush(conversation):
+                async for item in events:
+                    event, raw = item if isinstance(item, tuple) else (item, None)
+                    live.apply(event, raw)
+                    live.write_soon(conversation)
+                    if live.stopped_elsewhere:
                         raise asyncio.CancelledError  # stopped from another server process
     except asyncio.CancelledError:
         status, error = Run.Status.CANCELLED, "Stopped. The answer so far is kept."
@@ -333,6 +364,9 @@ def _agui_input(run: Run) -> RunAgentInput:
     request = run.request or {}
     history = list(conversation.messages.order_by("created_at", "id").prefetch_related("attachments"))
     current = request.get("message_id")
+    # Sealed reasoning goes back on the message it belongs to (REASONING_ENCRYPTED_VALUE's entityId),
+    # or as a reasoning message of its own when that message is not in the history.
+    sealed = {m.remote_id: m for m in history if m.role == Message.Role.REASONING and m.encrypted_value}
     messages: list[Any] = []
     for message in history:
         if message.role == Message.Role.USER:
@@ -343,17 +377,18 @@ def _agui_input(run: Run) -> RunAgentInput:
                     content = [TextPart(text=message.content), *parts]
             messages.append(UserMessage(id=f"user-{message.pk}", content=content))
         elif message.role == Message.Role.ASSISTANT:
+            blob = sealed.pop(message.remote_id, None) if message.remote_id else None
             messages.append(
-                AssistantMessage(id=message.remote_id or f"assistant-{message.pk}", content=message.content)
-            )
-        elif message.encrypted_value:
-            messages.append(
-                ReasoningMessage(
-                    id=message.remote_id or f"reasoning-{message.pk}",
-                    content="",
-                    encrypted_value=message.encrypted_value,
+                AssistantMessage(
+                    id=message.remote_id or f"assistant-{message.pk}",
+                    content=message.content,
+                    encrypted_value=blob.encrypted_value if blob else None,
                 )
             )
+    messages += [
+        ReasoningMessage(id=m.remote_id or f"reasoning-{m.pk}", content="", encrypted_value=m.encrypted_value)
+        for m in sealed.values()
+    ]
     previous = (
         conversation.runs.exclude(pk=run.pk).exclude(state__isnull=True).order_by("-created_at").first()
     )

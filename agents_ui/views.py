@@ -12,22 +12,16 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django_htmx.middleware import HtmxDetails
 
-from agents_ui import agent_errors
 from agents_ui.access import usable_endpoint, users_conversation
 from agents_ui.decisions import CONTROL_NAMES
-from agents_ui.discovery import discover, discover_one, sdk_client
-from agents_ui.http import agent_http_client
+from agents_ui.discovery import discover, discover_one
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
+from agents_ui.negotiation import prepared_for
 from agents_ui.plans import FILTERS, build_plan, card_for, user_abilities
 from agents_ui.run_render import RunView
 from agents_ui.run_views import host_context, host_context_candidates
 from agents_ui.runs import live_run, transcript_of
-from agents_ui.sdk import AgentError, PrepareResult
 from agents_ui.templatetags.agents_ui_tags import ago
-
-# What this UI can render, asked for in prepare(); the agent grants a subset (PROTOCOLS.md 2.1).
-UI_STREAM_PROFILE = "runtime-standard-v1"
-UI_OUTPUT_MODULES = ["citation", "table"]
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -102,9 +96,7 @@ async def render_workspace(
 ) -> TemplateResponse:
     user = await request.auser()
     discovery = await discover_one(endpoint)
-    prepared, prepare_error = None, ""
-    if discovery.policy is not None and discovery.status == "declared" and not discovery.needs_newer_client:
-        prepared, prepare_error = await _prepare(endpoint, request.GET.get("profile") or UI_STREAM_PROFILE)
+    prepared, prepare_error = await prepared_for(endpoint, discovery, request.GET.get("profile"))
     abilities = await user_abilities(user)
     plan = build_plan(endpoint, discovery, user=abilities, prepared=prepared)
     turns = await sync_to_async(_turns)(conversation, plan, abilities.can_approve) if conversation else []
@@ -184,20 +176,6 @@ async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
         thread.waiting = thread.pk in waiting
         groups.setdefault(thread.endpoint, []).append(thread)
     return TemplateResponse(request, "agents_ui/conversations.html", {"groups": groups})
-
-
-async def _prepare(endpoint: AgentEndpoint, profile: str) -> tuple[PrepareResult | None, str]:
-    async with agent_http_client() as client:
-        agent = sdk_client(endpoint, client)
-        try:
-            result = await agent.prepare(
-                stream_profile=profile,
-                output_module_types=UI_OUTPUT_MODULES,
-                provider_grounding_display=True,
-            )
-        except AgentError as error:
-            return None, agent_errors.describe(error)
-    return result, ""
 
 
 def _pretty(data: object) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
@@ -262,6 +263,12 @@ class AgUiAgent:
         Ends after RUN_FINISHED or RUN_ERROR. Raises ProtocolError if the stream ends before either
         (after yielding what did arrive). Closing the iterator early closes the connection.
         """
+        async with aclosing(self.run_frames(input)) as frames:
+            async for event, _ in frames:
+                yield event
+
+    async def run_frames(self, input: RunAgentInput) -> AsyncIterator[tuple[Event, str]]:
+        """Like :meth:`run`, with each event's JSON text as the agent sent it (for an event log)."""
         if input.protocol_version is None:
             input = input.model_copy(update={"protocol_version": PROTOCOL_VERSION})
         body = input.model_dump_json(by_alias=True)
@@ -285,7 +292,7 @@ class AgUiAgent:
                             event = parse_event(frame.data)
                             if event is None:
                                 continue
-                            yield event
+                            yield event, frame.data
                             if event.type in _TERMINAL_TYPES:
                                 return
                     cut = parser.has_partial_frame

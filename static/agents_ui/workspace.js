@@ -75,6 +75,10 @@
         textarea.value = "";
         if (input) input.value = "";
         if (fileList) fileList.textContent = "";
+      } else if (event.detail.successful) {
+        // Refused by the server: keep the words, drop the files (they would be refused again).
+        if (input) input.value = "";
+        if (fileList) fileList.textContent = "";
       } else if (!event.detail.successful) {
         showError("The message could not be sent (" + (xhr.status || "no connection") + "). It is still here: try again.");
       }
@@ -100,6 +104,14 @@
     refreshStop();
   });
   document.body.addEventListener("htmx:load", refreshStop);
+
+  // Editing an interrupt's arguments means approving with those arguments.
+  document.body.addEventListener("input", function (event) {
+    var box = event.target;
+    if (!box.name || box.name.indexOf("edited-") !== 0) return;
+    var choice = box.closest("fieldset").querySelector("input[type=radio][value=edit]");
+    if (choice) choice.checked = true;
+  });
 
   // Approval expiry: a live countdown, and no deciding after it.
   function tick() {

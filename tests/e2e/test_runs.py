@@ -19,12 +19,7 @@ from agents_ui.demo.registry import register_demo_agents
 from agents_ui.models import Feedback, Message, Run, RunEvent
 from tests.factories import make_user
 
-# runs.py `_agui_input` filters a JSONField with `state=None`, deprecated in Django 6.1: with warnings
-# as errors every AG-UI run fails in tests. Reported to the lead; remove once it reads `state__isnull`.
-JSONFIELD_NONE = pytest.mark.filterwarnings(
-    "ignore:Using None as the right-hand side of an exact lookup on JSONField"
-)
-pytestmark = [pytest.mark.e2e, JSONFIELD_NONE]
+pytestmark = pytest.mark.e2e
 
 TIMEOUT = 15_000  # ms: a whole run with pacing stays well under this
 # The agent's sealed reasoning starts with these 18 bytes, so its base64 always starts like this.
@@ -109,7 +104,8 @@ def sample_growth(
                     const text = Array.from(run.querySelectorAll(selector)).map(e => e.textContent).join("");
                     const status = run.querySelector(".run-status").dataset.runStatus;
                     const last = seen[seen.length - 1];
-                    if (!last || last[0] !== text.length || last[1] !== status) seen.push([text.length, status]);
+                    const changed = !last || last[0] !== text.length || last[1] !== status;
+                    if (changed) seen.push([text.length, status]);
                     if (!["running", "pending"].includes(status)) break;
                 }
                 await new Promise(resolve => setTimeout(resolve, 10));
@@ -127,7 +123,9 @@ def assert_incremental(samples: list[Any]) -> None:
     partial = sorted({length for length in running if 0 < length < final})
     assert final > 0, samples
     assert len(partial) >= 3, f"text did not grow step by step while running: {samples}"
-    assert running == sorted(running), f"text shrank while streaming: {samples}"
+    # Until the answer is complete (then its Markdown is rendered, which may shorten it), it only grows.
+    growing = running[: running.index(max(running)) + 1]
+    assert growing == sorted(growing), f"text shrank while streaming: {samples}"
 
 
 # --- Every agent: a full conversation ---------------------------------------------------------------
@@ -179,21 +177,16 @@ def test_archive_answers_with_a_table_module(page: Page, demo: str, signed_in):
     expect(last_run(page).locator("[data-module=citation]")).to_contain_text("Policy handbook")
 
 
-def test_future_agent_shows_the_banner_and_refuses_politely(page: Page, demo: str, signed_in, screenshot):
+def test_future_agent_shows_the_banner_and_cannot_be_written_to(page: Page, demo: str, signed_in, screenshot):
     signed_in()
     open_agent(page, demo, "future-agent")
     expect(page.locator("[data-banner=newer-client]")).to_contain_text("Needs a newer client")
-
-    send(page, "Hello Nova, are you there?")
-    wait_run(page, "failed")
-    # The message is kept (in the transcript, and in the database), and the error says why.
-    expect(page.locator(".msg-user")).to_contain_text("Hello Nova, are you there?")
-    expect(run_status(page).locator(".alert-error")).to_contain_text("newer version")
+    # The product knows the agent refuses this client: no message can be lost to a doomed run.
+    expect(page.locator("#message")).to_be_disabled()
+    expect(page.locator("#message")).to_have_attribute("placeholder", re.compile("needs a newer client"))
+    expect(page.get_by_role("button", name="Send")).to_be_disabled()
     screenshot("future-agent-refused")
-    page.reload()
-    expect(page.locator(".msg-user")).to_contain_text("Hello Nova, are you there?")
-    expect(run_status(page).locator(".alert-error")).to_contain_text("newer version")
-    assert Message.objects.filter(role=Message.Role.USER, content="Hello Nova, are you there?").exists()
+    assert not Run.objects.exists()
 
 
 # --- What each agent shows besides text --------------------------------------------------------------
@@ -293,7 +286,7 @@ def test_research_assistant_shows_reasoning_and_tool_calls(page: Page, demo: str
         call = last_run(page).locator(f"[data-tool-call={tool}]")
         expect(call).to_contain_text("done")
         call.locator("summary").click()
-        expect(call.locator(".tool-io")).to_contain_text("heat pumps winter")
+        expect(call.locator(".tool-io")).to_contain_text("efficient heat pumps")
     expect(last_run(page).locator("[data-module=result]")).to_contain_text("Structured result")
 
 
@@ -411,7 +404,7 @@ def test_feedback_is_saved_and_confirmed(page: Page, demo: str, signed_in):
     send(page, "What is a heat pump?")
     wait_run(page)
     form = last_run(page).locator("form.feedback")
-    form.get_by_role("button", name="Helpful").click()
+    form.get_by_role("button", name="Helpful", exact=True).click()
     expect(last_run(page).locator(".feedback-done")).to_have_text("Thanks: marked helpful.")
     record = Feedback.objects.get()
     assert (record.user, record.value) == (user, "up")
