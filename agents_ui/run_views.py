@@ -13,7 +13,7 @@ import jsonschema
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
@@ -294,6 +294,9 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     decided = await sync_to_async(decided_for)(run)
     earlier = await sync_to_async(earlier_ids)(run)
     prepared, _ = await prepared_for(endpoint, discovery)
+    # A stream may stay open for minutes: it must not hold a database connection meanwhile (the
+    # request's thread keeps its own connection until the response ends).
+    await sync_to_async(connections.close_all)()
 
     def plan_with(seen: Any) -> Plan:
         base = observations_of(endpoint)

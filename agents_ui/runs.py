@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import json
 import logging
-import time
 import uuid
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -53,6 +54,8 @@ logger = logging.getLogger(__name__)
 # Events are written to the database at most this often, or when this many are waiting.
 FLUSH_SECONDS = 0.25
 FLUSH_EVENTS = 500
+# The end of a run retries a refused write this many times (1 + 2 + 3 + 4 s apart) before giving up.
+FINAL_WRITE_ATTEMPTS = 5
 # An external agent's stream waits while a person decides an approval: allow it that long.
 APPROVAL_WAIT_SECONDS = 900.0
 
@@ -99,12 +102,11 @@ class LiveRun:
     task: asyncio.Task | None = None
     # External agents: the client whose stream is open, to post approval decisions while it waits.
     agent: ExternalAgentClient | None = None
+    conversation: Conversation | None = None
     _subscribers: set[asyncio.Event] = field(default_factory=set)
-    # (seq, type, JSON text) waiting to be written; one writer at a time, in order.
+    # (seq, type, JSON text) waiting for the process's writer.
     _pending: list[tuple[int, str, str]] = field(default_factory=list)
-    _writer: asyncio.Task | None = None
     _seq: int = 0
-    _last_flush: float = field(default_factory=time.monotonic)
     _saved_messages: set[str] = field(default_factory=set)
     # Set when a write finds the run stopped by another server process.
     stopped_elsewhere: bool = False
@@ -134,36 +136,23 @@ class LiveRun:
         self._seq += 1
         type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
         self._pending.append((self._seq, type_[:64], payload))
+        if len(self._pending) >= FLUSH_EVENTS:
+            writer_for_loop().wake()
         self.notify()
 
-    def write_soon(self, conversation: Conversation) -> None:
-        """Write what waits in the background, so reading the agent never waits for the database."""
-        if self._writer is not None and not self._writer.done():
-            return  # the running write takes the next batch when it is done
-        if time.monotonic() - self._last_flush < FLUSH_SECONDS and len(self._pending) < FLUSH_EVENTS:
-            return
-        self._writer = asyncio.get_running_loop().create_task(self._write_pending(conversation))
+    def take_batch(self, *, final: bool = False) -> WriteJob | None:
+        """What waits to be written, handed to the process's writer (given back if the write fails)."""
+        events, self._pending = self._pending, []
+        saved = set(self._saved_messages)
+        messages = self._new_messages(self.conversation, final=final)
+        if not events and not messages:
+            return None
+        return WriteJob(self, events, messages, self._seq, saved)
 
-    async def _write_pending(self, conversation: Conversation, *, final: bool = False) -> None:
-        while True:
-            batch, self._pending = self._pending, []
-            self._last_flush = time.monotonic()
-            messages = self._new_messages(conversation, final=final)
-            if not batch and not messages:
-                return
-            going_on = await sync_to_async(_write, thread_sensitive=True)(
-                self.run_id, batch, messages, self._seq
-            )
-            if not going_on:
-                self.stopped_elsewhere = True
-            if not final and len(self._pending) < FLUSH_EVENTS:
-                return
-
-    async def flush(self, conversation: Conversation, *, final: bool = False) -> None:
-        """Write everything that waits (the end of a run)."""
-        if self._writer is not None:
-            await asyncio.shield(self._writer)
-        await self._write_pending(conversation, final=final)
+    def give_back(self, job: WriteJob) -> None:
+        """A write failed (SQLite busy past its timeout, a lost connection): keep it all for the next."""
+        self._pending[:0] = job.events
+        self._saved_messages = job.saved_before
 
     def _new_messages(self, conversation: Conversation, *, final: bool) -> list[Message]:
         """Assistant messages to save: each once complete, or, at the end, whatever was said."""
@@ -202,23 +191,120 @@ class LiveRun:
         return found
 
 
-def _write(run_id: str, events: list[tuple[int, str, str]], messages: list[Message], count: int) -> bool:
-    """One transaction: the new events (one executemany: no model per event), messages, the count."""
+@dataclass
+class WriteJob:
+    live: LiveRun
+    events: list[tuple[int, str, str]]
+    messages: list[Message]
+    count: int
+    saved_before: set[str]
+
+
+class EventWriter:
+    """One writer per process: every FLUSH_SECONDS, every live run's new events in one transaction.
+
+    However many runs stream, the database sees a few transactions a second from one thread and one
+    connection, instead of each run competing for SQLite's single write lock.
+    """
+
+    def __init__(self) -> None:
+        self.runs: dict[str, LiveRun] = {}
+        self.lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    def add(self, live: LiveRun) -> None:
+        self.runs[live.run_id] = live
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._loop(), context=contextvars.Context())
+
+    def discard(self, live: LiveRun) -> None:
+        self.runs.pop(live.run_id, None)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        while self.runs:
+            try:
+                await asyncio.wait_for(self._wake.wait(), FLUSH_SECONDS)
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            try:
+                await self.write([live.take_batch() for live in list(self.runs.values())])
+            except Exception:
+                logger.warning(
+                    "writing the runs' events failed; they are kept for the next write", exc_info=True
+                )
+
+    async def write(self, jobs: list[WriteJob | None]) -> None:
+        jobs = [job for job in jobs if job is not None]
+        if not jobs:
+            return
+        async with self.lock:  # in order: a run's final write waits for the batch before it
+            try:
+                stopped = await sync_to_async(_write_many, thread_sensitive=True)(jobs)
+            except Exception:
+                for job in reversed(jobs):
+                    job.live.give_back(job)
+                raise
+        for job in jobs:
+            if job.live.run_id in stopped:
+                job.live.stopped_elsewhere = True
+
+    async def write_final(self, live: LiveRun) -> None:
+        """The end of a run: everything it said, retried while the database is busy."""
+        for attempt in range(1, FINAL_WRITE_ATTEMPTS + 1):
+            try:
+                await self.write([live.take_batch(final=True)])
+                return
+            except Exception:
+                if attempt == FINAL_WRITE_ATTEMPTS:
+                    raise
+                await asyncio.sleep(attempt)
+
+
+_WRITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EventWriter] = weakref.WeakKeyDictionary()
+
+
+def writer_for_loop() -> EventWriter:
+    loop = asyncio.get_running_loop()
+    writer = _WRITERS.get(loop)
+    if writer is None:
+        writer = _WRITERS[loop] = EventWriter()
+    return writer
+
+
+def _write_many(jobs: list[WriteJob]) -> set[str]:
+    """One transaction for every job: events (one executemany), messages, counts. Returns the runs
+    found stopped by another server process."""
+    table = connection.ops.quote_name(RunEvent._meta.db_table)
+    run_field = RunEvent._meta.get_field("run")
+    rows = [
+        (run_field.get_db_prep_value(uuid.UUID(job.live.run_id), connection), seq, type_, payload)
+        for job in jobs
+        for seq, type_, payload in job.events
+    ]
+    messages = [message for job in jobs for message in job.messages]
+    stopped = set()
     with transaction.atomic():
-        if events:
-            table = connection.ops.quote_name(RunEvent._meta.db_table)
-            run_value = RunEvent._meta.get_field("run").get_db_prep_value(uuid.UUID(run_id), connection)
+        if rows:
             with connection.cursor() as cursor:
                 cursor.executemany(
-                    f"INSERT INTO {table} (run_id, seq, type, payload) VALUES (%s, %s, %s, %s)",
-                    [(run_value, seq, type_, payload) for seq, type_, payload in events],
+                    f"INSERT INTO {table} (run_id, seq, type, payload) VALUES (%s, %s, %s, %s)", rows
                 )
         if messages:
             Message.objects.bulk_create(messages)
-        going_on = (
-            Run.objects.filter(pk=run_id).exclude(status=Run.Status.CANCELLED).update(event_count=count)
-        )
-    return bool(going_on)
+        for job in jobs:
+            updated = (
+                Run.objects.filter(pk=job.live.run_id)
+                .exclude(status=Run.Status.CANCELLED)
+                .update(event_count=job.count)
+            )
+            if not updated:
+                stopped.add(job.live.run_id)
+    return stopped
 
 
 LIVE: dict[str, LiveRun] = {}
@@ -259,7 +345,11 @@ def start_run(run: Run) -> LiveRun:
     """Drive a pending run in the background of the current event loop (the server's)."""
     live = LiveRun(str(run.id), run.conversation.endpoint.protocol)
     LIVE[live.run_id] = live
-    live.task = asyncio.get_running_loop().create_task(_drive(run, live), name=f"run-{run.id}")
+    # A fresh context: the run outlives the request that started it, and must not hold that request's
+    # database thread (its writes go through the process's one writer).
+    live.task = asyncio.get_running_loop().create_task(
+        _drive(run, live), name=f"run-{run.id}", context=contextvars.Context()
+    )
     return live
 
 
@@ -277,8 +367,9 @@ async def stop_run(run_id: uuid.UUID | str) -> bool:
 
 
 async def _drive(run: Run, live: LiveRun) -> None:
-    conversation = run.conversation
+    conversation = live.conversation = run.conversation
     endpoint = conversation.endpoint
+    writer = writer_for_loop()
     await Run.objects.filter(pk=run.pk).aupdate(status=Run.Status.RUNNING, started_at=timezone.now())
     # A MESSAGES_SNAPSHOT repeats earlier answers: they are saved once, with the run that said them.
     async for role, remote_id in (
@@ -288,6 +379,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
     ):
         live._saved_messages.add(f"reasoning:{remote_id}" if role == Message.Role.REASONING else remote_id)
     status, error = Run.Status.RUNNING, ""
+    writer.add(live)
     try:
         async with agent_http_client() as client:
             agent = sdk_client(endpoint, client)
@@ -303,7 +395,6 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 async for item in events:
                     event, raw = item if isinstance(item, tuple) else (item, None)
                     live.apply(event, raw)
-                    live.write_soon(conversation)
                     if live.stopped_elsewhere:
                         raise asyncio.CancelledError  # stopped from another server process
     except asyncio.CancelledError:
@@ -319,7 +410,8 @@ async def _drive(run: Run, live: LiveRun) -> None:
     error = endpoint.scrub(error)
     live.status, live.error = status, error
     try:
-        await live.flush(conversation, final=True)
+        writer.discard(live)
+        await writer.write_final(live)
         await Run.objects.filter(pk=run.pk).aupdate(
             status=status, error=error, finished_at=timezone.now(), state=_jsonable(live.transcript.state)
         )
