@@ -41,7 +41,9 @@ def agent_http_client(
     """
     if inner is None:
         inner = httpx.AsyncHTTPTransport(
-            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+            # Idle connections are dropped before the 5 s keep-alive many servers use, so a request is
+            # never sent on a connection the agent is closing.
+            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50, keepalive_expiry=2.0),
             trust_env=False,
             verify=tls_context(),
         )

@@ -13,7 +13,7 @@ import jsonschema
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.db import IntegrityError, connections, transaction
+from django.db import IntegrityError, OperationalError, connections, transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
@@ -107,10 +107,15 @@ async def send_message(request: HttpRequest, slug: str) -> HttpResponse:
                 "messages from this one."
             )
         content, files, request_fields = _read_composer(request, plan)
-        conversation = await _conversation_for(request, endpoint, user, content)
-        run, message = await sync_to_async(_save_turn, thread_sensitive=True)(
-            conversation, content, files, request_fields, endpoint, plan, request
-        )
+        try:
+            conversation = await _conversation_for(request, endpoint, user, content)
+            run, message = await sync_to_async(_save_turn, thread_sensitive=True)(
+                conversation, content, files, request_fields, endpoint, plan, request
+            )
+        except OperationalError as exc:  # e.g. SQLite still locked after its busy timeout
+            raise ComposerError(
+                "The server is busy and your message was not sent. It is still here: try again."
+            ) from exc
     except ComposerError as problem:
         if request.headers.get("HX-Request"):
             response = HttpResponse(

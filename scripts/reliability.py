@@ -1,0 +1,132 @@
+"""The reliability report: faults survived, bad input refused, load held, nothing lost.
+
+    .venv/bin/python scripts/reliability.py            # what `make reliability` runs
+    .venv/bin/python scripts/reliability.py --quick    # a short load, for a first look
+
+1. The fault suite (tests/test_faults.py): every fault of agents_ui.faults driven through the product.
+2. The bad-input suites (tests/test_bad_input.py, and tests/e2e/test_bad_input.py in a real browser).
+3. scripts/load.py twice: one uvicorn worker on SQLite, then two workers on PostgreSQL (a throwaway
+   cluster; PostgreSQL is installed with apt-get when missing and this runs as root).
+
+Each suite runs as its own pytest process; what each test tried is read from the JUnit XML
+properties the tests record (`fault`, `bad_input`). Exit status 0 only when every fault was
+survived, every bad input refused, the load had no errors, and no message was lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+
+
+def pytest_properties(paths: list[str], name: str, *, browser: bool = False) -> dict[str, bool]:
+    """Run pytest on `paths`; {property value: whether every test recording it passed}."""
+    env = {**os.environ}
+    if browser:
+        env.update(AGENTS_UI_E2E="1", DJANGO_ALLOW_ASYNC_UNSAFE="true")
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "junit.xml"
+        command = [PYTHON, "-m", "pytest", *paths, "-q", "-o", "junit_family=xunit1", f"--junitxml={report}"]
+        result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+        if not report.exists():
+            print(result.stdout[-3000:], result.stderr[-3000:], sep="\n", file=sys.stderr)
+            raise SystemExit(f"pytest {' '.join(paths)} did not run")
+        outcome: dict[str, bool] = defaultdict(lambda: True)
+        for case in ET.parse(report).iter("testcase"):
+            passed = not any(case.find(tag) is not None for tag in ("failure", "error", "skipped"))
+            for prop in case.iter("property"):
+                if prop.get("name") == name:
+                    outcome[prop.get("value", "")] &= passed
+            if not passed:
+                print(f"  not passed: {case.get('classname')}::{case.get('name')}", file=sys.stderr)
+    return dict(outcome)
+
+
+def load(arguments: list[str]) -> dict:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "load.json"
+        command = [PYTHON, str(ROOT / "scripts" / "load.py"), *arguments, "--json", str(out)]
+        result = subprocess.run(command, cwd=ROOT, text=True, capture_output=True)
+        sys.stderr.write(result.stderr[-2000:] if result.returncode else "")
+        if not out.exists():
+            print(result.stdout, file=sys.stderr)
+            raise SystemExit(f"scripts/load.py {' '.join(arguments)} failed")
+        return json.loads(out.read_text())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--conversations", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--quick", action="store_true", help="20 conversations for 15 s")
+    parser.add_argument("--no-load", action="store_true", help="the suites only")
+    parser.add_argument("--no-postgres", action="store_true", help="skip the two-worker PostgreSQL load")
+    args = parser.parse_args()
+    if args.quick:
+        args.conversations, args.seconds = 20, 15
+
+    print("Reliability: running the fault suite ...", file=sys.stderr, flush=True)
+    faults = pytest_properties(["tests/test_faults.py"], "fault")
+    print("Reliability: running the bad-input suites ...", file=sys.stderr, flush=True)
+    bad = pytest_properties(["tests/test_bad_input.py"], "bad_input")
+    bad.update(pytest_properties(["tests/e2e/test_bad_input.py"], "bad_input", browser=True))
+
+    loads = []
+    if not args.no_load:
+        base = ["--conversations", str(args.conversations), "--seconds", str(args.seconds)]
+        print("Reliability: load, 1 worker on SQLite ...", file=sys.stderr, flush=True)
+        loads.append(load(base))
+        if not args.no_postgres:
+            print("Reliability: load, 2 workers on PostgreSQL ...", file=sys.stderr, flush=True)
+            loads.append(load([*base, "--workers", "2", "--postgres"]))
+
+    survived = sum(faults.values())
+    refused = sum(bad.values())
+    lost = sum(result["lost_messages"] for result in loads)
+    errors = sum(result["errors"] for result in loads)
+    unfinished = sum(result["runs_unfinished"] for result in loads)
+
+    print()
+    print("Reliability report")
+    print(f"faults: {len(faults)} tried, {survived} survived")
+    for name, ok in sorted(faults.items()):
+        print(f"  {'survived' if ok else 'FAILED  '}  {name}")
+    print(f"bad inputs: {len(bad)} tried, {refused} refused")
+    for name, ok in sorted(bad.items()):
+        if not ok:
+            print(f"  NOT REFUSED  {name}")
+    for result in loads:
+        print(
+            f"load ({result['label']}): {result['conversations']} conversations, {result['seconds']:g} s, "
+            f"{result['requests']} requests, {result['errors']} errors "
+            f"({result['turns']} answers; last at {result['seconds_with_drain']:.0f} s; "
+            f"turn p50 {result['turn_seconds_p50']} s, "
+            f"p95 {result['turn_seconds_p95']} s; server memory {result['server_rss_mb_start']} -> "
+            f"peak {result['server_rss_mb_peak']} MB)"
+        )
+        for sample in result["error_samples"][:5]:
+            print(f"  {sample}")
+        seen = result["user_messages_sent"] + result["assistant_messages_seen"]
+        print(
+            f"  checked: {result['user_messages_sent']} user messages, "
+            f"{result['assistant_messages_seen']} complete assistant messages ({seen} in all), "
+            f"{result['runs_unfinished']} runs left unfinished"
+        )
+    if loads:
+        print(f"lost messages: {lost}")
+    ok = survived == len(faults) and refused == len(bad) and not errors and not lost and not unfinished
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
