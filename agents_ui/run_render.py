@@ -360,7 +360,13 @@ class StreamRenderer:
             ("extras", (len(t.modules), len(t.grounding), len(t.artifacts), t.outcome is not None), "extras"),
             (
                 "status",
-                (self.view.run.status, self.view.run.error, t.outcome is not None, len(t.errors)),
+                (
+                    self.view.run.status,
+                    self.view.run.error,
+                    t.outcome is not None,
+                    len(t.errors),
+                    len(t.pending_approvals),
+                ),
                 "status",
             ),
         ]
