@@ -230,6 +230,11 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
     return enriched
 
 
+async def _probe_alone(endpoint: AgentEndpoint) -> Discovery:
+    async with agent_http_client() as client:
+        return await probe(endpoint, client)
+
+
 async def discover(
     endpoints: Iterable[AgentEndpoint], *, refresh: bool = False, client: httpx.AsyncClient | None = None
 ) -> dict[int, Discovery]:
@@ -245,8 +250,9 @@ async def discover(
     missing = [e for e in endpoints if e.pk not in found]
     if missing:
         if client is None:
-            async with agent_http_client() as own_client:
-                fetched = await asyncio.gather(*(probe(e, own_client) for e in missing))
+            # A client per agent: httpcore's pool costs O(requests x connections) per request, which
+            # a shared pool pays fifty times over on a cold catalogue.
+            fetched = await asyncio.gather(*(_probe_alone(e) for e in missing))
         else:
             fetched = await asyncio.gather(*(probe(e, client) for e in missing))
         fetched = await sync_to_async(_record, thread_sensitive=True)(list(fetched))

@@ -8,7 +8,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest
-from django.template.loader import render_to_string
+from django.template.loader import get_template
 from django.template.response import TemplateResponse
 from django_htmx.middleware import HtmxDetails
 
@@ -54,7 +54,7 @@ def _card_html(card: Any, abilities: Any) -> str:
     )  # fmt: skip
     html = _CARDS.get(key) if discovery.digest else None
     if html is None:
-        html = render_to_string("agents_ui/catalogue.html#agent-card", {"card": card})
+        html = get_template("agents_ui/catalogue.html#agent-card").render({"card": card})
         if len(_CARDS) > 4096:
             _CARDS.clear()
         _CARDS[key] = html
