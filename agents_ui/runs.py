@@ -136,7 +136,7 @@ class LiveRun:
         self._seq += 1
         type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
         self._pending.append((self._seq, type_[:64], payload))
-        if len(self._pending) >= FLUSH_EVENTS:
+        if len(self._pending) == FLUSH_EVENTS:  # once, as the batch fills up
             writer_for_loop().wake()
         self.notify()
 
@@ -281,11 +281,10 @@ def _write_many(jobs: list[WriteJob]) -> set[str]:
     found stopped by another server process."""
     table = connection.ops.quote_name(RunEvent._meta.db_table)
     run_field = RunEvent._meta.get_field("run")
-    rows = [
-        (run_field.get_db_prep_value(uuid.UUID(job.live.run_id), connection), seq, type_, payload)
-        for job in jobs
-        for seq, type_, payload in job.events
-    ]
+    rows = []
+    for job in jobs:
+        run_value = run_field.get_db_prep_value(uuid.UUID(job.live.run_id), connection)
+        rows += [(run_value, seq, type_, payload) for seq, type_, payload in job.events]
     messages = [message for job in jobs for message in job.messages]
     stopped = set()
     with transaction.atomic():
