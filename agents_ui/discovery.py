@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
@@ -242,11 +243,17 @@ async def discover(
     endpoints = list(endpoints)
     found: dict[int, Discovery] = {}
     if not refresh:
-        cached = await cache.aget_many([_cache_key(e) for e in endpoints])
+        now = time.monotonic()
         for endpoint in endpoints:
+            memo = _LOCAL.get(_cache_key(endpoint))
+            if memo is not None and memo[0] > now:
+                found[endpoint.pk] = memo[1]
+        wanted = [e for e in endpoints if e.pk not in found]
+        cached = await cache.aget_many([_cache_key(e) for e in wanted]) if wanted else {}
+        for endpoint in wanted:
             entry = cached.get(_cache_key(endpoint))
             if entry is not None:
-                found[endpoint.pk] = Discovery(**entry)
+                found[endpoint.pk] = _remember(_cache_key(endpoint), Discovery(**entry))
     missing = [e for e in endpoints if e.pk not in found]
     if missing:
         if client is None:
@@ -260,8 +267,21 @@ async def discover(
             {_cache_key(e): asdict(d) for e, d in zip(missing, fetched, strict=True)},
             timeout=settings.AGENTS_UI_DISCOVERY_TTL,
         )
-        found.update({d.endpoint_id: d for d in fetched})
+        found.update({e.pk: _remember(_cache_key(e), d) for e, d in zip(missing, fetched, strict=True)})
     return found
+
+
+# The shared cache (Redis, or local memory) is the truth for every server process; each process
+# also keeps what it read for a few seconds, which spares unpickling every declaration on every page.
+LOCAL_SECONDS = 10.0
+_LOCAL: dict[str, tuple[float, Discovery]] = {}
+
+
+def _remember(key: str, discovery: Discovery) -> Discovery:
+    if len(_LOCAL) > 4096:
+        _LOCAL.clear()
+    _LOCAL[key] = (time.monotonic() + min(LOCAL_SECONDS, settings.AGENTS_UI_DISCOVERY_TTL), discovery)
+    return discovery
 
 
 async def discover_one(

@@ -7,7 +7,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.template.loader import get_template
 from django.template.response import TemplateResponse
 from django_htmx.middleware import HtmxDetails
@@ -42,34 +42,37 @@ async def catalogue(request: HtmxHttpRequest) -> TemplateResponse:
     return TemplateResponse(request, "agents_ui/catalogue.html", {"cards": cards, "filters": FILTERS})
 
 
-_CARDS: dict[tuple, str] = {}
+_CARDS: dict[tuple, tuple[str, str]] = {}
 
 
 def _card_html(card: Any, abilities: Any) -> str:
-    """A catalogue card, rendered once while nothing on it changes (the warm catalogue)."""
+    """A catalogue card, rendered once while nothing a person reads on it changes (warm and cold
+    catalogues alike); only its exact check time is put in afresh."""
     endpoint, discovery = card.endpoint, card.discovery
     key = (
         endpoint.pk, endpoint.updated_at, discovery.digest, discovery.status, discovery.error,
-        discovery.checked_at.isoformat(), ago(discovery.checked_at), ago(discovery.last_known_at), abilities,
+        ago(discovery.checked_at), ago(discovery.last_known_at), abilities,
     )  # fmt: skip
-    html = _CARDS.get(key) if discovery.digest else None
-    if html is None:
-        html = get_template("agents_ui/catalogue.html#agent-card").render({"card": card})
+    checked = f'data-checked="{discovery.checked_at.isoformat()}"'
+    memo = _CARDS.get(key) if discovery.digest else None
+    if memo is None:
+        html = get_template("agents_ui/catalogue.html#agent-card").render({"card": card, "checked": checked})
         if len(_CARDS) > 4096:
             _CARDS.clear()
-        _CARDS[key] = html
-    return html
+        _CARDS[key] = (html, checked)
+        return html
+    html, then = memo
+    return html.replace(then, checked, 1)
 
 
 @login_required
-async def catalogue_card(request: HtmxHttpRequest, slug: str) -> TemplateResponse:
+async def catalogue_card(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """One card, discovered again now (the card's refresh button)."""
     endpoint = await usable_endpoint(request, slug)
     discovery = await discover_one(endpoint, refresh=True)
-    plan = build_plan(endpoint, discovery, user=await user_abilities(await request.auser()))
-    return TemplateResponse(
-        request, "agents_ui/catalogue.html#agent-card", {"card": card_for(endpoint, discovery, plan)}
-    )
+    abilities = await user_abilities(await request.auser())
+    card = card_for(endpoint, discovery, build_plan(endpoint, discovery, user=abilities))
+    return HttpResponse(_card_html(card, abilities))
 
 
 @login_required

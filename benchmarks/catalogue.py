@@ -209,18 +209,25 @@ async def measure(options, agent_url: str, user) -> dict[str, float]:
 
     singles = [await one_discovery(agent_url) for _ in range(5)]
 
-    cache.clear()
+    def forget() -> None:
+        """Cold: no server process knows any declaration (the shared cache and this process's memo)."""
+        from agents_ui import discovery
+
+        cache.clear()
+        discovery._LOCAL.clear()
+
+    forget()
     first, _ = await render(client, options.agents)  # imports, templates, the first snapshots
     colds = []
     for _ in range(options.cold):
-        cache.clear()
+        forget()
         colds.append(await render(client, options.agents))
     warms = [await render(client, options.agents) for _ in range(options.warm)]
 
     if options.profile:
         profiler = cProfile.Profile()
         if options.profile == "cold":
-            cache.clear()
+            forget()
         profiler.enable()
         await render(client, options.agents)
         profiler.disable()

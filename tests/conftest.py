@@ -88,3 +88,11 @@ async def fake_server() -> AsyncIterator[Callable[[Handler], Awaitable[FakeServe
     yield start
     for server in servers:
         await server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _forget_discoveries():
+    """Each test starts with no discovery remembered by this process (tests clear the cache too)."""
+    from agents_ui import discovery
+
+    discovery._LOCAL.clear()
