@@ -95,13 +95,10 @@ class LiveRun:
     run_id: str
     protocol: str
     builder: TranscriptBuilder = field(default_factory=TranscriptBuilder)
-    version: int = 0
     done: bool = False
     status: str = Run.Status.RUNNING
     error: str = ""
     task: asyncio.Task | None = None
-    # External agents: the client whose stream is open, to post approval decisions while it waits.
-    agent: ExternalAgentClient | None = None
     conversation: Conversation | None = None
     _subscribers: set[asyncio.Event] = field(default_factory=set)
     # (seq, type, JSON text) waiting for the process's writer.
@@ -126,7 +123,6 @@ class LiveRun:
         self._subscribers.discard(changed)
 
     def notify(self) -> None:
-        self.version += 1
         for changed in self._subscribers:
             changed.set()
 
@@ -386,7 +382,6 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 agent.timeout = httpx.Timeout(
                     max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
                 )
-                live.agent = agent
                 events = await _external_events(agent, run)
             else:
                 events = agent.run_frames(await sync_to_async(_agui_input)(run))
