@@ -19,7 +19,7 @@ import json
 import logging
 import uuid
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -273,33 +273,56 @@ def writer_for_loop() -> EventWriter:
 
 
 def _write_many(jobs: list[WriteJob]) -> set[str]:
-    """One transaction for every job: events (one executemany), messages, counts. Returns the runs
-    found stopped by another server process."""
-    table = connection.ops.quote_name(RunEvent._meta.db_table)
+    """One transaction for every job, a few statements whatever the number of runs and events.
+    Returns the runs found stopped by another server process.
+
+    Statements, not rows, are what this costs: the database driver lets go of Python's GIL for each
+    statement it steps through, and getting it back from a busy event loop can take milliseconds,
+    so a statement per event or per run would make the writer fall behind the agents.
+    """
     run_field = RunEvent._meta.get_field("run")
-    rows = []
-    for job in jobs:
-        run_value = run_field.get_db_prep_value(uuid.UUID(job.live.run_id), connection)
-        rows += [(run_value, seq, type_, payload) for seq, type_, payload in job.events]
+    run_values = {
+        job.live.run_id: run_field.get_db_prep_value(uuid.UUID(job.live.run_id), connection) for job in jobs
+    }
+    rows = [
+        (run_values[job.live.run_id], seq, type_, payload)
+        for job in jobs
+        for seq, type_, payload in job.events
+    ]
     messages = [message for job in jobs for message in job.messages]
-    stopped = set()
-    with transaction.atomic():
-        if rows:
-            with connection.cursor() as cursor:
-                cursor.executemany(
-                    f"INSERT INTO {table} (run_id, seq, type, payload) VALUES (%s, %s, %s, %s)", rows
-                )
+    with transaction.atomic(), connection.cursor() as cursor:
+        for statement, params in _insert_events(rows):
+            cursor.execute(statement, params)
         if messages:
             Message.objects.bulk_create(messages)
-        for job in jobs:
-            updated = (
-                Run.objects.filter(pk=job.live.run_id)
-                .exclude(status=Run.Status.CANCELLED)
-                .update(event_count=job.count)
-            )
-            if not updated:
-                stopped.add(job.live.run_id)
-    return stopped
+        # One UPDATE for every run's count; a run stopped from another process keeps the one it had.
+        cases = " ".join("WHEN %s THEN %s" for _ in jobs)
+        params = [value for job in jobs for value in (run_values[job.live.run_id], job.count)]
+        ids = list(run_values.values())
+        run_table, marks = connection.ops.quote_name(Run._meta.db_table), ", ".join(["%s"] * len(ids))
+        cursor.execute(
+            f"UPDATE {run_table} SET event_count = CASE id {cases} ELSE event_count END "
+            f"WHERE id IN ({marks}) AND status <> %s",
+            [*params, *ids, Run.Status.CANCELLED],
+        )
+        cursor.execute(
+            f"SELECT id FROM {run_table} WHERE id IN ({marks}) AND status = %s", [*ids, Run.Status.CANCELLED]
+        )
+        stopped = cursor.fetchall()
+    return {str(Run._meta.pk.to_python(pk)) for (pk,) in stopped}
+
+
+def _insert_events(rows: list[tuple[Any, int, str, str]]) -> Iterator[tuple[str, list[Any]]]:
+    """Multi-row INSERTs of the event log, each within the database's limit on parameters."""
+    table = connection.ops.quote_name(RunEvent._meta.db_table)
+    per_statement = max(1, min(1000, (connection.features.max_query_params or 4000) // 4))
+    for start in range(0, len(rows), per_statement):
+        chunk = rows[start : start + per_statement]
+        values = ", ".join(["(%s, %s, %s, %s)"] * len(chunk))
+        yield (
+            f"INSERT INTO {table} (run_id, seq, type, payload) VALUES {values}",
+            [value for row in chunk for value in row],
+        )
 
 
 LIVE: dict[str, LiveRun] = {}

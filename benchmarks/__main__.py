@@ -19,8 +19,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
+# Modules of this folder that are not benchmarks: the settings the product runs under.
+NOT_BENCHMARKS = {"settings"}
+
+
 def scripts() -> list[Path]:
-    return sorted(path for path in HERE.glob("*.py") if not path.name.startswith("_"))
+    return sorted(
+        path
+        for path in HERE.glob("*.py")
+        if not path.name.startswith("_") and path.stem not in NOT_BENCHMARKS
+    )
 
 
 def run(script: Path, as_json: bool) -> subprocess.CompletedProcess[str]:

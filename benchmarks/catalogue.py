@@ -132,8 +132,8 @@ class AgentServer:
 
 
 def setup_django(directory: str) -> None:
-    os.environ["DJANGO_SETTINGS_MODULE"] = "project.settings"
-    os.environ["DEBUG"] = "true"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "benchmarks.settings"
+    os.environ["AGENTS_UI_ALLOW_PRIVATE_ADDRESSES"] = "true"
     os.environ["ALLOWED_HOSTS"] = "testserver"
     os.environ["DATABASE_URL"] = f"sqlite:///{directory}/bench.sqlite3"
     os.environ["CACHE_URL"] = "locmem://benchmark"

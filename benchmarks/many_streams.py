@@ -4,7 +4,8 @@ Three kinds of process on loopback:
 - a fake AG-UI agent (a raw asyncio HTTP server, its own process) that answers each run with one
   message and then a TEXT_MESSAGE_CONTENT every INTERVAL seconds, each delta holding the wall-clock
   microsecond it was sent, until told to finish (GET /finish);
-- the product: one uvicorn worker serving project.asgi:application, with a temp SQLite database;
+- the product: one uvicorn worker serving project.asgi:application as deployed (DEBUG off,
+  benchmarks/settings.py), with a temp SQLite database;
 - this process, the browsers: it signs in once, starts N conversations through
   POST /agents/<slug>/send/ (as the htmx composer does, so every run goes through the product's own
   code path), then follows each run's /runs/<id>/events/ with a raw asyncio SSE client.
@@ -14,7 +15,10 @@ text-append fragment, the time it reached this process minus the time the agent 
 product adds that, plus two loopback hops). Memory per stream is the product's resident memory
 while all N streams are open, minus its resident memory after one warm-up run, over N. The event
 log's progress is sampled too: the events the product has written to SQLite against those the
-agent has sent, which shows whether one database keeps up with N runs writing at once.
+agent has sent, which shows whether one database keeps up with N runs writing at once. The time
+each POST takes while the streams pile up (send p50/p99) shows what a person starting a conversation
+waits on a busy worker, and the CPU of the agent and of this process shows how much of the machine
+the harness itself took.
 
 Usage: python benchmarks/many_streams.py [--json] [--streams N] [--seconds S] [--interval S]
 Targets: many_streams_added_latency_p99_ms < 100; many_streams_memory_per_stream_kb < 200.
@@ -232,7 +236,7 @@ def written_events() -> int:
 
 async def start_conversations(
     client: Any, base: str, token: str, slug: str, count: int, *, deadline: float = 3600.0,
-    started: Any = None,
+    started: Any = None, timings: list[float] | None = None,
 ) -> tuple[list[str], int]:  # fmt: skip
     """POST N messages, SEND_CONCURRENCY at a time, as N composers would; give up at the deadline.
 
@@ -241,11 +245,13 @@ async def start_conversations(
     headers = {"HX-Request": "true", "X-CSRFToken": token, "Referer": base}
     run_ids: list[str] = []
     errors = 0
+    timings = [] if timings is None else timings
     gate = asyncio.Semaphore(SEND_CONCURRENCY)
 
     async def send(i: int) -> None:
         nonlocal errors
         async with gate:
+            sent = time.perf_counter()
             try:
                 response = await client.post(
                     f"/agents/{slug}/send/", data={"content": f"Talk slowly #{i}", "conversation": ""},
@@ -254,6 +260,7 @@ async def start_conversations(
                 match = _RUN_ID.search(response.text) if response.status_code == 200 else None
             except Exception:
                 match = None
+            timings.append(time.perf_counter() - sent)
             if match:
                 run_ids.append(match.group(1))
                 if started:
@@ -276,7 +283,7 @@ async def agent_get(agent_port: int, path: str) -> dict[str, int]:
 
 
 async def drive(args: argparse.Namespace, base: str, product_port: int, agent_port: int, pid: int,
-                username: str, password: str) -> dict[str, Any]:  # fmt: skip
+                agent_pid: int, username: str, password: str) -> dict[str, Any]:  # fmt: skip
     import httpx
 
     sync_client = signed_in_client(base, username, password)
@@ -307,9 +314,12 @@ async def drive(args: argparse.Namespace, base: str, product_port: int, agent_po
             followers.append(SseFollower(product_port, run_id, cookie))
             tasks.append(asyncio.create_task(followers[-1].follow()))
 
+        send_seconds: list[float] = []
         run_ids, send_errors = await start_conversations(
-            client, base, token, "bench-slow", args.streams, deadline=args.ramp_seconds, started=follow
-        )
+            client, base, token, "bench-slow", args.streams, deadline=args.ramp_seconds, started=follow,
+            timings=send_seconds,
+        )  # fmt: skip
+        send_seconds.sort()
         start_seconds = time.perf_counter() - started
     try:
         await asyncio.wait_for(asyncio.gather(*(f.first_update.wait() for f in followers)), 30)
@@ -321,6 +331,7 @@ async def drive(args: argparse.Namespace, base: str, product_port: int, agent_po
     for follower in followers:
         follower.recording = True
     cpu_before, written_before = cpu_seconds(pid), written_events()
+    agent_cpu_before, own_cpu_before = cpu_seconds(agent_pid), time.process_time()
     sent_before = (await agent_get(agent_port, "/sent"))["events"]
     window_start = time.perf_counter()
     samples, threads = [], 0
@@ -332,6 +343,8 @@ async def drive(args: argparse.Namespace, base: str, product_port: int, agent_po
     sent_after = (await agent_get(agent_port, "/sent"))["events"]
     written_after = written_events()
     cpu_window = cpu_seconds(pid) - cpu_before
+    agent_cpu_window = cpu_seconds(agent_pid) - agent_cpu_before
+    own_cpu_window = time.process_time() - own_cpu_before
     for follower in followers:
         follower.recording = False
     held = sum(1 for f in followers if not f.error and not f.done)
@@ -361,6 +374,10 @@ async def drive(args: argparse.Namespace, base: str, product_port: int, agent_po
         "many_streams_started": len(run_ids),
         "many_streams_start_seconds": round(start_seconds, 2),
         "many_streams_start_per_s": round(len(run_ids) / start_seconds, 1),
+        "many_streams_send_p50_ms": round(1000 * statistics.median(send_seconds)) if send_seconds else None,
+        "many_streams_send_p99_ms": round(1000 * send_seconds[int(len(send_seconds) * 0.99)])
+        if send_seconds
+        else None,
         "many_streams_window_seconds": round(window, 2),
         "many_streams_fragments": len(latencies),
         "many_streams_added_latency_p50_ms": round(statistics.median(latencies), 2) if latencies else None,
@@ -373,6 +390,8 @@ async def drive(args: argparse.Namespace, base: str, product_port: int, agent_po
         "many_streams_memory_per_stream_kb": round((peak_kb - idle_kb) / max(1, len(run_ids)), 1),
         "many_streams_product_cpu_percent": round(100 * cpu_window / window, 1),
         "many_streams_product_threads": threads,
+        "many_streams_agent_cpu_percent": round(100 * agent_cpu_window / window, 1),
+        "many_streams_browsers_cpu_percent": round(100 * own_cpu_window / window, 1),
         "many_streams_agent_events_per_s": round((sent_after - sent_before) / window),
         "many_streams_db_events_per_s": round((written_after - written_before) / window),
         "many_streams_db_lag_events": max(0, sent_after - written_after),
@@ -409,7 +428,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for port in (agent_port, product_port):
             wait_for_port(port)
         base = f"http://127.0.0.1:{product_port}"
-        return asyncio.run(drive(args, base, product_port, agent_port, processes[1].pid, username, PASSWORD))
+        return asyncio.run(
+            drive(
+                args, base, product_port, agent_port, processes[1].pid, processes[0].pid, username, PASSWORD
+            )
+        )
     finally:
         for process in processes:
             process.send_signal(2)
@@ -434,6 +457,8 @@ UNITS = {
     "many_streams_started": "runs",
     "many_streams_start_seconds": "s",
     "many_streams_start_per_s": "runs/s",
+    "many_streams_send_p50_ms": "ms",
+    "many_streams_send_p99_ms": "ms",
     "many_streams_window_seconds": "s",
     "many_streams_fragments": "fragments",
     "many_streams_added_latency_p50_ms": "ms",
@@ -444,6 +469,8 @@ UNITS = {
     "many_streams_memory_per_stream_kb": "KB (target < 200)",
     "many_streams_product_cpu_percent": "% of one core",
     "many_streams_product_threads": "threads (max)",
+    "many_streams_agent_cpu_percent": "% of one core",
+    "many_streams_browsers_cpu_percent": "% of one core",
     "many_streams_agent_events_per_s": "events/s",
     "many_streams_db_events_per_s": "events/s",
     "many_streams_db_lag_events": "events",

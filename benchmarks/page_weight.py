@@ -7,9 +7,9 @@ workspace shows every control its agent allows), fetches each page, then every
 and gzipped (level 6, what a proxy in front would send; the product itself does not compress).
 
 JavaScript is split into htmx (core and its SSE extension, vendored by django-htmx) and the
-product's own. django-htmx's `django-htmx.js` is added by `{% htmx_script %}` only when DEBUG is
-on: it is counted apart (`*_debug_js_bytes`) and left out of the totals, which are what a
-production page weighs.
+product's own. The product runs as deployed (DEBUG off, `benchmarks/settings.py`), so the pages are
+what production serves; django-htmx's `django-htmx.js`, which `{% htmx_script %}` adds only with
+DEBUG on, would be counted apart (`*_debug_js_bytes`) and left out of the totals.
 
 Usage: python benchmarks/page_weight.py [--json] [--workspace SLUG]
 Target: page_*_own_js_bytes < 10,240 (JavaScript beyond htmx and its SSE extension under 10 KB).
@@ -101,8 +101,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     os.environ.update(
-        DJANGO_SETTINGS_MODULE="project.settings",
-        DEBUG="true",
+        DJANGO_SETTINGS_MODULE="benchmarks.settings",
         DATABASE_URL=f"sqlite:///{tmp}/bench.sqlite3",
         AGENTS_UI_DEMO_AUTOREGISTER="true",
         AGENTS_UI_ALLOW_PRIVATE_ADDRESSES="true",

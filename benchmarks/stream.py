@@ -167,8 +167,7 @@ def wait_for_port(port: int, timeout: float = 20.0) -> None:
 
 def setup_django(db_path: str) -> None:
     os.environ.update(
-        DJANGO_SETTINGS_MODULE="project.settings",
-        DEBUG="true",
+        DJANGO_SETTINGS_MODULE="benchmarks.settings",
         DATABASE_URL=f"sqlite:///{db_path}",
         AGENTS_UI_DEMO_AUTOREGISTER="false",
         AGENTS_UI_ALLOW_PRIVATE_ADDRESSES="true",

@@ -7,9 +7,41 @@ heavy traffic.
 
 import os
 
+import django
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.core.asgi import get_asgi_application
+from django.core.handlers.asgi import ASGIHandler
+from django.urls import Resolver404, resolve
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 
-application = ASGIStaticFilesHandler(get_asgi_application())
+# Responses that stay open for the whole of an agent's run.
+LONG_LIVED_VIEWS = frozenset({"run-events"})
+
+
+class AgentsUIASGIHandler(ASGIHandler):
+    """Django's ASGI handler, except that a run's event stream keeps no thread of its own.
+
+    Django gives every request a thread for its synchronous parts and keeps it until the response
+    ends: for an event stream that is a thread per open tab for the whole run (about 50 KB of stack
+    each, and one more thread for the GIL to share). An event stream does its synchronous work
+    before the first byte (and holds no database connection afterwards), so it uses the process's
+    shared thread for that instead, as every request did before per-request threads existed.
+    """
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and self._long_lived(scope):
+            await self.handle(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+    @staticmethod
+    def _long_lived(scope) -> bool:
+        path = scope["path"].removeprefix(scope.get("root_path", "")) or "/"
+        try:
+            return resolve(path).url_name in LONG_LIVED_VIEWS
+        except Resolver404:
+            return False
+
+
+django.setup(set_prefix=False)
+application = ASGIStaticFilesHandler(AgentsUIASGIHandler())

@@ -201,6 +201,53 @@ async def test_stop_closes_the_upstream_connection_and_keeps_the_partial_answer(
     await asyncio.wait_for(server.exchanges[0].disconnected.wait(), timeout=5)
 
 
+async def test_one_write_keeps_many_runs_logs_and_sees_a_stop_from_another_process(fake_server):
+    async def slow(exchange):
+        exchange.start_sse()
+        await exchange.send('data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\n')
+        await exchange.send('data: {"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}\n\n')
+        for word in ["one ", "two "]:
+            await exchange.send(
+                json.dumps({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": word}).join(
+                    ["data: ", "\n\n"]
+                )
+            )
+        while not exchange.disconnected.is_set():  # then a word every 50 ms until stopped
+            await exchange.send(
+                json.dumps({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "more "}).join(
+                    ["data: ", "\n\n"]
+                )
+            )
+            await asyncio.sleep(0.05)
+
+    server = await fake_server(slow)
+    endpoint = await sync_to_async(make_endpoint)(base_url=f"{server.url}/slow")
+    runs = [await new_turn(endpoint, f"turn {i}") for i in range(3)]
+    lives = [start_run(run) for run in runs]
+    for live in lives:
+        changed = live.subscribe()
+        while "two" not in (live.transcript.messages[0].text if live.transcript.messages else ""):
+            await changed.wait()
+            changed.clear()
+    # Another server process stops the second run: only the database says so.
+    await Run.objects.filter(pk=runs[1].pk).aupdate(status=Run.Status.CANCELLED)
+    await asyncio.wait_for(lives[1].task, timeout=5)
+    assert lives[1].status == Run.Status.CANCELLED
+    assert not lives[0].done and not lives[2].done
+    for run in (runs[0], runs[2]):
+        assert await stop_run(run.pk)
+    for live, run in zip(lives, runs, strict=True):
+        stored = await Run.objects.aget(pk=run.pk)
+        assert stored.status == Run.Status.CANCELLED
+        seqs = [
+            seq
+            async for seq in RunEvent.objects.filter(run=run).order_by("seq").values_list("seq", flat=True)
+        ]
+        assert seqs == list(range(1, len(live.transcript.messages[0].text.split()) + 3))
+        saved = await Message.objects.aget(run=run)
+        assert saved.content == live.transcript.messages[0].text and saved.content.startswith("one two ")
+
+
 def test_markdown_from_agents_cannot_run_anything():
     html = markdown_html(
         "Hi <script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)> **b**"
