@@ -11,7 +11,14 @@ from project.asgi import AgentsUIASGIHandler
 
 
 def http_scope(path: str) -> dict:
-    return {"type": "http", "method": "GET", "path": path, "root_path": "", "headers": [], "query_string": b""}
+    return {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "root_path": "",
+        "headers": [],
+        "query_string": b"",
+    }
 
 
 @pytest.mark.parametrize(
