@@ -20,6 +20,7 @@ import logging
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -240,7 +241,9 @@ class EventWriter:
             return
         async with self.lock:  # in order: a run's final write waits for the batch before it
             try:
-                stopped = await sync_to_async(_write_many, thread_sensitive=True)(jobs)
+                stopped = await asyncio.get_running_loop().run_in_executor(
+                    _WRITE_THREAD, _write_many, jobs, not self.runs
+                )
             except Exception:
                 for job in reversed(jobs):
                     job.live.give_back(job)
@@ -261,6 +264,10 @@ class EventWriter:
                 await asyncio.sleep(attempt)
 
 
+# The writer's own thread, and so its own database connection: requests that open a page or a
+# stream never wait behind a batch of events, and a batch never waits behind them.
+_WRITE_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agents-ui-writer")
+
 _WRITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EventWriter] = weakref.WeakKeyDictionary()
 
 
@@ -272,7 +279,7 @@ def writer_for_loop() -> EventWriter:
     return writer
 
 
-def _write_many(jobs: list[WriteJob]) -> set[str]:
+def _write_many(jobs: list[WriteJob], last: bool = False) -> set[str]:
     """One transaction for every job, a few statements whatever the number of runs and events.
     Returns the runs found stopped by another server process.
 
@@ -309,6 +316,8 @@ def _write_many(jobs: list[WriteJob]) -> set[str]:
             f"SELECT id FROM {run_table} WHERE id IN ({marks}) AND status = %s", [*ids, Run.Status.CANCELLED]
         )
         stopped = cursor.fetchall()
+    if last:  # no run left to write for: the connection is not kept open while idle
+        connection.close()
     return {str(Run._meta.pk.to_python(pk)) for (pk,) in stopped}
 
 

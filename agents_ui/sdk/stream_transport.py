@@ -124,7 +124,7 @@ class _ResponseProtocol(asyncio.Protocol):
     # The reader's side
 
     async def next_chunk(self, idle_seconds: float | None) -> bytes | None:
-        """The next piece of the body; None at its end. ReadTimeout after `idle_seconds` of nothing.
+        """What has arrived of the body; None at its end. ReadTimeout after `idle_seconds` of nothing.
 
         The idle time is watched by one timer per connection that looks at when data last came,
         not by a timeout armed and cancelled around every chunk.
@@ -144,7 +144,9 @@ class _ResponseProtocol(asyncio.Protocol):
                 await self._waiter
             finally:
                 self._waiter = None
-        chunk = self.chunks.popleft()
+        # Everything that has arrived, as one piece: a burst of events costs one pass through httpx.
+        chunk = self.chunks.popleft() if len(self.chunks) == 1 else b"".join(self.chunks)
+        self.chunks.clear()
         self.queued -= len(chunk)
         if self.paused and self.queued < HIGH_WATER // 2 and self.transport is not None:
             self.paused = False
