@@ -297,25 +297,31 @@ def _write_many(jobs: list[WriteJob], last: bool = False) -> set[str]:
         for seq, type_, payload in job.events
     ]
     messages = [message for job in jobs for message in job.messages]
-    with transaction.atomic(), connection.cursor() as cursor:
-        for statement, params in _insert_events(rows):
-            cursor.execute(statement, params)
-        if messages:
-            Message.objects.bulk_create(messages)
-        # One UPDATE for every run's count; a run stopped from another process keeps the one it had.
-        cases = " ".join("WHEN %s THEN %s" for _ in jobs)
-        params = [value for job in jobs for value in (run_values[job.live.run_id], job.count)]
-        ids = list(run_values.values())
-        run_table, marks = connection.ops.quote_name(Run._meta.db_table), ", ".join(["%s"] * len(ids))
-        cursor.execute(
-            f"UPDATE {run_table} SET event_count = CASE id {cases} ELSE event_count END "
-            f"WHERE id IN ({marks}) AND status <> %s",
-            [*params, *ids, Run.Status.CANCELLED],
-        )
-        cursor.execute(
-            f"SELECT id FROM {run_table} WHERE id IN ({marks}) AND status = %s", [*ids, Run.Status.CANCELLED]
-        )
-        stopped = cursor.fetchall()
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            for statement, params in _insert_events(rows):
+                cursor.execute(statement, params)
+            if messages:
+                Message.objects.bulk_create(messages)
+            # One UPDATE for every run's count; a run stopped from another process keeps the one it had.
+            cases = " ".join("WHEN %s THEN %s" for _ in jobs)
+            params = [value for job in jobs for value in (run_values[job.live.run_id], job.count)]
+            ids = list(run_values.values())
+            run_table, marks = connection.ops.quote_name(Run._meta.db_table), ", ".join(["%s"] * len(ids))
+            cursor.execute(
+                f"UPDATE {run_table} SET event_count = CASE id {cases} ELSE event_count END "
+                f"WHERE id IN ({marks}) AND status <> %s",
+                [*params, *ids, Run.Status.CANCELLED],
+            )
+            cursor.execute(
+                f"SELECT id FROM {run_table} WHERE id IN ({marks}) AND status = %s",
+                [*ids, Run.Status.CANCELLED],
+            )
+            stopped = cursor.fetchall()
+    except Exception:
+        # The connection may be what failed (a restarted database): the next batch opens a new one.
+        connection.close()
+        raise
     if last:  # no run left to write for: the connection is not kept open while idle
         connection.close()
     return {str(Run._meta.pk.to_python(pk)) for (pk,) in stopped}

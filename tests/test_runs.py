@@ -291,3 +291,28 @@ async def test_decisions_are_recorded_once(fake_server):
     await ApprovalRecord.objects.acreate(run=run, request_id="i1", decision="approved")
     with pytest.raises(Exception, match=r"UNIQUE|unique|duplicate"):
         await ApprovalRecord.objects.acreate(run=run, request_id="i1", decision="rejected")
+
+
+def test_the_writer_opens_a_new_connection_after_its_connection_fails():
+    from django.db import connection
+
+    from agents_ui import runs
+
+    user = make_user()
+    conversation = Conversation.objects.create(user=user, endpoint=make_endpoint(), title="t")
+    run = Run.objects.create(conversation=conversation, request={})
+    live = runs.LiveRun(str(run.pk), "agui")
+
+    def job(seq):
+        return runs.WriteJob(live, [(seq, "RAW", "{}")], [], seq, set())
+
+    def break_connection():
+        connection.ensure_connection()
+        connection.connection.close()  # as a database restart would leave it
+
+    runs._WRITE_THREAD.submit(break_connection).result()
+    with pytest.raises(Exception, match="closed"):
+        runs._WRITE_THREAD.submit(runs._write_many, [job(1)]).result()
+    assert runs._WRITE_THREAD.submit(runs._write_many, [job(1)], True).result() == set()
+    assert list(RunEvent.objects.filter(run=run).values_list("seq", flat=True)) == [1]
+    assert Run.objects.get(pk=run.pk).event_count == 1
