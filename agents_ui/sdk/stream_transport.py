@@ -38,14 +38,14 @@ class _ResponseProtocol(asyncio.Protocol):
         self.parser = httptools.HttpResponseParser(self)
         self.status = 0
         self.headers: list[tuple[bytes, bytes]] = []
-        self.head = asyncio.get_running_loop().create_future()
+        self._loop = asyncio.get_running_loop()
+        self.head = self._loop.create_future()
         self.chunks: collections.deque[bytes] = collections.deque()
         self.queued = 0
         self.complete = False  # the parser saw the end of the message
         self.closed = False  # the connection is gone
         self.error: Exception | None = None
         self.paused = False
-        self._loop = asyncio.get_running_loop()
         self._last_data = self._loop.time()
         self._idle_seconds: float | None = None
         self._watchdog: asyncio.TimerHandle | None = None
