@@ -9,6 +9,7 @@ writes can run in the page.
 from __future__ import annotations
 
 import hashlib
+import html as html_lib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,7 +86,7 @@ class RunView:
     earlier: frozenset[str] = frozenset()
 
     def shows(self, message: Any) -> bool:
-        return message.role == "assistant" and bool(message.text) and message.id not in self.earlier
+        return message.role == "assistant" and message.text_length > 0 and message.id not in self.earlier
 
     @property
     def dom(self) -> str:
@@ -255,7 +256,12 @@ def render_run(view: RunView) -> str:
 
 @dataclass
 class StreamRenderer:
-    """Remembers what the browser has, and renders only what changed since (as OOB fragments)."""
+    """Remembers what the browser has, and renders only what changed since (as OOB fragments).
+
+    Most events of a live run only lengthen a text the browser already shows. While nothing else
+    changed (the transcript's revision, the run's status and the plan are as last rendered), an
+    update sends just the new characters and looks at nothing else.
+    """
 
     view: RunView
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
@@ -263,6 +269,11 @@ class StreamRenderer:
     _reasoning: dict[str, int] = field(default_factory=dict)
     _calls: dict[str, tuple] = field(default_factory=dict)
     _signatures: dict[str, Any] = field(default_factory=dict)
+    _doms: dict[tuple[str, str], str] = field(default_factory=dict)
+    # What the last full look saw: (transcript revision, run status, run error), and the plan.
+    _seen: tuple | None = None
+    _seen_plan: Any = None
+    _reasoning_shown: bool = False
     swaps: int = 0
 
     def first(self) -> str:
@@ -276,7 +287,61 @@ class StreamRenderer:
         )
 
     def update(self) -> str:
+        if self._seen == self._now() and self.view.plan is self._seen_plan:
+            html = self._text_growth()
+            if html is not None:
+                return html
+        return self._full_update()
+
+    def _now(self) -> tuple:
+        view = self.view
+        return view.transcript.revision, view.run.status, view.run.error
+
+    def _see(self) -> None:
+        self._seen, self._seen_plan = self._now(), self.view.plan
+        self._reasoning_shown = self.view.plan["reasoning"].shown
+
+    def _dom(self, prefix: str, value: str) -> str:
+        key = (prefix, value)
+        found = self._doms.get(key)
+        if found is None:
+            found = self._doms[key] = dom_id(prefix, value)
+        return found
+
+    def _append(self, text: str, prefix: str, value: str) -> str:
+        """New characters at the end of a text the browser shows."""
+        target = f"#{self._dom(prefix, value)}-text"
+        return f'<span hx-swap-oob="beforeend:{target}">{html_lib.escape(text)}</span>'
+
+    def _text_growth(self) -> str | None:
+        """The new characters of the texts shown; None when a text appeared that is not shown yet."""
         view, transcript = self.view, self.view.transcript
+        parts: list[str] = []
+        for message in transcript.messages:
+            sent = self._text.get(message.id)
+            if sent is None:
+                if view.shows(message):
+                    return None  # its first characters: the body is re-rendered
+                continue
+            length = message.text_length
+            if length > sent and message.id not in self._complete:
+                parts.append(self._append(message.text_since(sent), "msg", message.id))
+                self._text[message.id] = length
+        for entry in transcript.reasoning if self._reasoning_shown else ():
+            sent = self._reasoning.get(entry.id)
+            if sent is None:
+                return None
+            length = entry.text_length
+            if length > sent and not entry.encrypted:
+                parts.append(self._append(entry.text_since(sent), "why", entry.id))
+                self._reasoning[entry.id] = length
+        if parts:
+            self.swaps += 1
+        return "".join(parts)
+
+    def _full_update(self) -> str:
+        view, transcript = self.view, self.view.transcript
+        self._see()
         parts: list[str] = []
         structural = False
         for message in transcript.messages:
@@ -288,30 +353,24 @@ class StreamRenderer:
                 break
             if message.id not in self._complete and message.complete:
                 self._complete.add(message.id)
-                self._text[message.id] = len(message.text)
+                self._text[message.id] = message.text_length
                 html = render_to_string(
                     "agents_ui/run.html#message", {**view.context(), "m": view.message_view(message)}
                 )
-                parts.append(self._oob(html, "outerHTML", f"#{dom_id('msg', message.id)}"))
+                parts.append(self._oob(html, "outerHTML", f"#{self._dom('msg', message.id)}"))
                 continue
-            text = message.text
-            if len(text) > sent:
-                parts.append(
-                    self._oob(escape(text[sent:]), "beforeend", f"#{dom_id('msg', message.id)}-text")
-                )
-                self._text[message.id] = len(text)
-        reasoning_visible = view.plan["reasoning"].shown
-        for entry in transcript.reasoning if reasoning_visible else ():
+            if message.text_length > sent and message.id not in self._complete:
+                parts.append(self._append(message.text_since(sent), "msg", message.id))
+                self._text[message.id] = message.text_length
+        for entry in transcript.reasoning if self._reasoning_shown else ():
             sent = self._reasoning.get(entry.id)
             if sent is None or entry.encrypted:
                 if sent is None:
                     structural = True
                 continue
-            if len(entry.text) > sent:
-                parts.append(
-                    self._oob(escape(entry.text[sent:]), "beforeend", f"#{dom_id('why', entry.id)}-text")
-                )
-                self._reasoning[entry.id] = len(entry.text)
+            if entry.text_length > sent:
+                parts.append(self._append(entry.text_since(sent), "why", entry.id))
+                self._reasoning[entry.id] = entry.text_length
         for call in transcript.tool_calls.values():
             if call.id in view.earlier:
                 continue
@@ -324,7 +383,7 @@ class StreamRenderer:
                 html = render_to_string(
                     "agents_ui/run.html#tool-call", {**view.context(), "c": view.call_view(call)}
                 )
-                parts.append(self._oob(html, "outerHTML", f"#{dom_id('call', call.id)}"))
+                parts.append(self._oob(html, "outerHTML", f"#{self._dom('call', call.id)}"))
         if not structural:
             for name, signature, partial in self._sections():
                 if self._signatures.get(name) != signature:
@@ -339,9 +398,11 @@ class StreamRenderer:
 
     def state_fragment(self) -> str:
         """The workspace's state panel, when the state document changed."""
-        state = self.view.transcript.state
-        if state is None:
+        transcript = self.view.transcript
+        state = transcript.state
+        if state is None or self._signatures.get("state-revision") == transcript.revision:
             return ""
+        self._signatures["state-revision"] = transcript.revision  # only events that move it change it
         signature = pretty_json(state)
         if self._signatures.get("state") == signature:
             return ""
@@ -373,16 +434,16 @@ class StreamRenderer:
 
     def _remember_all(self) -> None:
         t = self.view.transcript
-        self._text = {m.id: len(m.text) for m in t.messages if self.view.shows(m)}
+        self._see()
+        self._text = {m.id: m.text_length for m in t.messages if self.view.shows(m)}
         self._complete = {m.id for m in t.messages if self.view.shows(m) and m.complete}
-        self._reasoning = {r.id: len(r.text) for r in t.reasoning}
+        self._reasoning = {r.id: r.text_length for r in t.reasoning}
         self._calls = {
             c.id: (c.complete, c.has_result, len(c.args_text), c.status) for c in t.tool_calls.values()
         }
-        state = self._signatures.get("state")
+        kept = {key: self._signatures[key] for key in ("state", "state-revision") if key in self._signatures}
         self._signatures = {name: signature for name, signature, _ in self._sections()}
-        if state is not None:
-            self._signatures["state"] = state
+        self._signatures.update(kept)
 
     @staticmethod
     def _oob(html: str, style: str, selector: str) -> str:

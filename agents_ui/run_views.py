@@ -85,6 +85,11 @@ def sse_frame(event: str, html: str) -> bytes:
     return f"event: {event}\n{data}\n\n".encode()
 
 
+# The stream's last frame: the page's htmx closes the EventSource on it (sse-close), instead of
+# reconnecting.
+DONE_FRAME = sse_frame("done", "")
+
+
 def oob_message(target_id: str, text: str, tone: str = "error") -> str:
     alert = f'<p class="alert alert-{tone} small">{escape(text)}</p>'
     return f'<div id="{target_id}" hx-swap-oob="innerHTML">{alert}</div>'
@@ -312,30 +317,37 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
         )
         return build_plan(endpoint, discovery, user=abilities, prepared=prepared, observed=observed)
 
-    async def stream() -> AsyncIterator[bytes]:
-        live = live_run(run.pk)
-        source = live.transcript if live else TranscriptBuilder().transcript
-        view = RunView(
-            run,
-            source,
-            plan_with(source.observed),
-            can_approve=abilities.can_approve,
-            decided=decided,
-            earlier=earlier,
-        )
-        renderer = StreamRenderer(view)
-        if live is not None:
-            async for frame in _follow_live(live, run, view, renderer, plan_with):
-                yield frame
-        else:
-            async for frame in _follow_stored(run, view, renderer, plan_with):
-                yield frame
-        yield sse_frame("done", "")
-
-    response = StreamingHttpResponse(stream(), content_type="text/event-stream")
+    live = live_run(run.pk)
+    source = live.transcript if live else TranscriptBuilder().transcript
+    view = RunView(
+        run,
+        source,
+        plan_with(source.observed),
+        can_approve=abilities.can_approve,
+        decided=decided,
+        earlier=earlier,
+    )
+    renderer = StreamRenderer(view)
+    if live is not None:
+        frames = _follow_live(live, run, view, renderer, plan_with)
+    else:
+        frames = _follow_stored(run, view, renderer, plan_with)
+    response = EventStreamResponse(frames, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+class EventStreamResponse(StreamingHttpResponse):
+    """Server-Sent Events whose frames are bytes already: served as they come.
+
+    StreamingHttpResponse passes each part through two more async generators on its way to the
+    server (one to turn it into bytes); with hundreds of open streams that is a measurable share
+    of the event loop, for nothing here.
+    """
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._iterator
 
 
 async def _follow_live(
@@ -354,8 +366,9 @@ async def _follow_live(
             changed.clear()
             if live.done:
                 run.status, run.error = live.status, live.error
-            if _observed_key(live.transcript) != observed:
-                observed = _observed_key(live.transcript)
+            now_observed = _observed_key(live.transcript)
+            if now_observed != observed:
+                observed = now_observed
                 view.plan = plan_with(live.transcript.observed)
                 html = renderer.first()
             else:
@@ -368,6 +381,7 @@ async def _follow_live(
         yield sse_frame("update", renderer.update() + renderer.state_fragment())
     finally:
         live.unsubscribe(changed)
+    yield DONE_FRAME
 
 
 async def _follow_stored(
@@ -408,6 +422,7 @@ async def _follow_stored(
         if html:
             yield sse_frame("update", html)
         if run.status in Run.FINISHED:
+            yield DONE_FRAME
             return
         await asyncio.sleep(POLL_SECONDS)
 

@@ -42,21 +42,29 @@ class _Parts:
     """Streamed text: deltas are appended to a list and joined once when read.
 
     ``text += delta`` on an attribute copies the whole text per delta (quadratic on long answers).
+    A live view asks only for what it has not shown yet (:meth:`since`), which joins the last few
+    parts instead of the whole text.
     """
 
-    __slots__ = ("_joined", "_parts")
+    __slots__ = ("_joined", "_parts", "length")
+
+    # More unjoined parts than this are joined into one (bounds a long answer's memory).
+    MAX_PARTS = 64
 
     def __init__(self, text: str = "") -> None:
         self._parts: list[str] = [text] if text else []
         self._joined: str | None = text
+        self.length = len(text)
 
     def append(self, delta: str) -> None:
         self._parts.append(delta)
         self._joined = None
+        self.length += len(delta)
 
     def set(self, text: str) -> None:
         self._parts = [text] if text else []
         self._joined = text
+        self.length = len(text)
 
     @property
     def text(self) -> str:
@@ -64,6 +72,16 @@ class _Parts:
             self._joined = "".join(self._parts)
             self._parts = [self._joined]
         return self._joined
+
+    def since(self, start: int) -> str:
+        """The text from character ``start`` on."""
+        if self._joined is not None or len(self._parts) > self.MAX_PARTS:
+            return self.text[start:]
+        parts, begin, i = self._parts, self.length, len(self._parts)
+        while i and begin > start:
+            i -= 1
+            begin -= len(parts[i])
+        return "".join(parts[i:])[start - begin :]
 
 
 @dataclass(slots=True, eq=False)
@@ -85,6 +103,13 @@ class TranscriptMessage:
     @property
     def text(self) -> str:
         return self._text.text
+
+    @property
+    def text_length(self) -> int:
+        return self._text.length
+
+    def text_since(self, start: int) -> str:
+        return self._text.since(start)
 
 
 @dataclass(slots=True, eq=False)
@@ -138,6 +163,13 @@ class ReasoningEntry:
     @property
     def text(self) -> str:
         return self._text.text
+
+    @property
+    def text_length(self) -> int:
+        return self._text.length
+
+    def text_since(self, start: int) -> str:
+        return self._text.since(start)
 
 
 @dataclass(slots=True, eq=False)
@@ -237,6 +269,9 @@ class Transcript:
     # keeps the last good state and goes on.
     errors: list[str] = field(default_factory=list)
     event_count: int = 0
+    # Counts the events that changed more than the length of a message or reasoning text that
+    # already existed: a live view that shows those texts re-checks the rest only when it moves.
+    revision: int = 0
 
     @property
     def open_interrupts(self) -> list[ag.Interrupt]:
@@ -299,6 +334,12 @@ class TranscriptBuilder:
         self._open_text: str | None = None
         self._open_tool: str | None = None
         self._open_reasoning: str | None = None
+        # Events that only lengthen an existing text, and where that text is looked up by its id.
+        self._text_deltas: dict[type, dict[str, Any]] = {
+            ag.TextMessageContentEvent: self._messages,
+            ag.ReasoningMessageContentEvent: self._reasoning,
+            ext.MessageDelta: self._messages,
+        }
         self._handlers: dict[type, Callable[[Any], None]] = {
             ag.RunStartedEvent: self._run_started,
             ag.RunFinishedEvent: self._run_finished,
@@ -357,7 +398,11 @@ class TranscriptBuilder:
         if handler is None:
             logger.warning("the transcript fold skipped an event of type %s", type(event).__name__)
             return
-        self.transcript.event_count += 1
+        transcript = self.transcript
+        transcript.event_count += 1
+        texts = self._text_deltas.get(type(event))
+        if texts is None or event.message_id not in texts:
+            transcript.revision += 1
         handler(event)
 
     def apply_all(self, events: Iterable[Any]) -> Transcript:
@@ -603,7 +648,8 @@ class TranscriptBuilder:
             messages.append(message)
             index[message.id] = message
         self.transcript.messages = messages
-        self._messages = index
+        self._messages.clear()  # in place: self._text_deltas holds it too
+        self._messages.update(index)
 
     def _activity_snapshot(self, event: ag.ActivitySnapshotEvent) -> None:
         existing = self.transcript.activities.get(event.message_id)

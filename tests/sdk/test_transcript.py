@@ -223,3 +223,36 @@ def test_messages_snapshot_replaces_the_conversation():
         ]
     )
     assert [m.id for m in t.messages] == ["u"]
+
+
+def test_text_read_from_an_offset_joins_only_what_follows_it():
+    builder = TranscriptBuilder()
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    deltas = [f"w{i} " for i in range(200)]
+    for count, delta in enumerate(deltas, 1):
+        builder.apply(TextMessageContentEvent(message_id="m", delta=delta))
+        message = builder.transcript.messages[0]
+        whole = "".join(deltas[:count])
+        assert message.text_length == len(whole)
+        for start in (0, 1, len(whole) // 2, len(whole) - len(delta), len(whole) - 1, len(whole)):
+            assert message.text_since(start) == whole[start:]
+    assert message.text == "".join(deltas) and message.text_since(5) == message.text[5:]
+
+
+def test_the_revision_moves_for_everything_but_a_known_text_growing():
+    builder = TranscriptBuilder()
+    t = builder.transcript
+    builder.apply(RunStartedEvent(thread_id="t", run_id="r"))
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    builder.apply(ReasoningMessageStartEvent(message_id="r1", role="reasoning"))
+    before = t.revision
+    builder.apply(TextMessageContentEvent(message_id="m", delta="Hello"))
+    builder.apply(ReasoningMessageContentEvent(message_id="r1", delta="Thinking"))
+    assert t.revision == before  # only texts the view already knows grew
+    builder.apply(TextMessageContentEvent(message_id="unknown", delta="x"))  # a new message, an error
+    assert t.revision == before + 1
+    builder.apply(StateSnapshotEvent(snapshot={"a": 1}))
+    assert t.revision == before + 2
+    builder.apply(MessagesSnapshotEvent(messages=[{"id": "s1", "role": "assistant", "content": "Hi"}]))
+    builder.apply(TextMessageContentEvent(message_id="s1", delta=" there"))  # known from the snapshot
+    assert t.revision == before + 3 and t.messages[0].text == "Hi there"
