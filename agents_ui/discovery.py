@@ -232,7 +232,7 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
 
 
 async def _probe_alone(endpoint: AgentEndpoint) -> Discovery:
-    async with agent_http_client() as client:
+    async with agent_http_client(pooled=False) as client:
         return await probe(endpoint, client)
 
 
@@ -257,8 +257,10 @@ async def discover(
     missing = [e for e in endpoints if e.pk not in found]
     if missing:
         if client is None:
-            # A client per agent: httpcore's pool costs O(requests x connections) per request, which
-            # a shared pool pays fifty times over on a cold catalogue.
+            # A client per agent, each request on a connection of its own: httpcore's pool costs
+            # O(requests x connections) per request, which a shared pool pays fifty times over on a
+            # cold catalogue, and the unpooled transport costs a fraction of httpcore's CPU besides
+            # (cold catalogue of 50 agents: 199 to 142-157 ms of CPU).
             fetched = await asyncio.gather(*(_probe_alone(e) for e in missing))
         else:
             fetched = await asyncio.gather(*(probe(e, client) for e in missing))

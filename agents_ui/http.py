@@ -35,17 +35,18 @@ def agent_http_client(
     *,
     allow_private: bool | None = None,
     inner: httpx.AsyncBaseTransport | None = None,
-    streaming: bool = False,
+    pooled: bool = True,
 ) -> httpx.AsyncClient:
     """A client for agent traffic: guarded, at most MAX_REDIRECTS redirects, a generous pool.
 
-    `streaming`: the client of one run, whose answer is a long stream of small events; it uses
-    StreamingHTTPTransport, which costs a fraction of the CPU per event and keeps no pool.
+    `pooled=False`: a client for one request at a time, each on a connection of its own (a run,
+    whose answer is a long stream of small events; one agent's discovery). It uses
+    StreamingHTTPTransport, which costs a fraction of httpcore's CPU per request and per event.
     `allow_private` defaults to the setting; `inner` replaces the network transport (tests).
     `trust_env=False`: no proxy from the environment (the proxy would resolve the host, not the
     guard) and no ~/.netrc credentials added to an agent's requests.
     """
-    if inner is None and streaming:
+    if inner is None and not pooled:
         inner = StreamingHTTPTransport(verify=tls_context())
     elif inner is None:
         inner = httpx.AsyncHTTPTransport(

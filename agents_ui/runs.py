@@ -416,7 +416,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
     status, error = Run.Status.RUNNING, ""
     writer.add(live)
     try:
-        async with agent_http_client(streaming=True) as client:
+        async with agent_http_client(pooled=False) as client:
             agent = sdk_client(endpoint, client)
             if isinstance(agent, ExternalAgentClient):
                 agent.timeout = httpx.Timeout(

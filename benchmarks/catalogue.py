@@ -177,7 +177,7 @@ async def one_discovery(agent_url: str) -> float:
     from agents_ui.http import agent_http_client
 
     start = time.perf_counter()
-    async with agent_http_client() as client:
+    async with agent_http_client(pooled=False) as client:
         response = await client.get(f"{agent_url}/agent-00/capabilities")
     elapsed = time.perf_counter() - start
     assert response.status_code == 200, response.status_code
