@@ -460,10 +460,10 @@ def main(argv: list[str] | None = None) -> int:
         database = postgres.start() if postgres else f"sqlite:///{workdir / 'db.sqlite3'}"
         env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "project.settings",
-            # Development mode: plain-http session cookies for the simulated browsers, and agents on
-            # loopback allowed (the demo agents are). Everything else is the production code path.
-            "DEBUG": "true",
+            # The product as deployed (DEBUG off), with plain-http cookies for the simulated browsers
+            # (benchmarks/settings.py) and agents on loopback allowed (the demo agents are).
+            "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
+            "AGENTS_UI_ALLOW_PRIVATE_ADDRESSES": "true",
             "DATABASE_URL": database,
             "AGENTS_UI_DEMO_PACING": str(args.pacing),
             "AGENTS_UI_DEMO_AUTOREGISTER": "false",
