@@ -21,11 +21,11 @@ import asyncio
 import contextlib
 import json
 import socket
-import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs
+
+from agents_ui.threaded_server import ThreadedUvicorn
 
 __all__ = [
     "FAULTS",
@@ -399,41 +399,14 @@ def refused_url() -> str:
     return f"http://127.0.0.1:{port}/fault/refuse/"
 
 
-class FaultAgentServer:
+class FaultAgentServer(ThreadedUvicorn):
     """uvicorn serving the fault agent from a thread of this process."""
 
     def __init__(self) -> None:
-        import uvicorn
-
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
         # Critical only: the cut-mid-frame fault raises on purpose, uvicorn would log it as an error.
-        config = uvicorn.Config(
-            application, log_level="critical", lifespan="off", timeout_graceful_shutdown=1
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
-        )
+        super().__init__(application, log_level="critical")
 
     def url_for(self, fault: str, query: str = "") -> str:
         if fault == "refuse":
             return refused_url()
         return f"{self.url}/fault/{fault}/" + (f"?{query}" if query else "")
-
-    def start(self) -> FaultAgentServer:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the fault agent did not start")
-            time.sleep(0.01)
-        return self
-
-    def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=5)
-        self._sock.close()

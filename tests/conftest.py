@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
+from agents_ui.threaded_server import ThreadedUvicorn
 from tests.sdk.fakes import FakeServer, Handler
 
 # Real AG-UI streams captured from servers we did not write (the repository sits beside shared/).
@@ -22,7 +19,7 @@ CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / 
 collect_ignore_glob = [] if os.environ.get("AGENTS_UI_E2E") else ["e2e/*"]
 
 
-class LiveASGIServer:
+class LiveASGIServer(ThreadedUvicorn):
     """uvicorn serving the project's ASGI application from a thread, so streaming really streams.
 
     It runs in this process, so it sees the test database (a file, see project.test_settings).
@@ -31,29 +28,7 @@ class LiveASGIServer:
     def __init__(self) -> None:
         from project.asgi import application
 
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", 0))
-        self.port = self._sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(application, log_level="warning", lifespan="off", timeout_graceful_shutdown=1)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
-        )
-
-    def start(self) -> None:
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the ASGI live server did not start")
-            time.sleep(0.01)
-
-    def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=5)
-        self._sock.close()
+        super().__init__(application)
 
 
 @pytest.fixture(scope="session")

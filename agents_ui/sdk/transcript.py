@@ -84,8 +84,26 @@ class _Parts:
         return "".join(parts[i:])[start - begin :]
 
 
+class _StreamedText:
+    """A message or reasoning entry, whose text arrives in pieces (kept in ``self._text``)."""
+
+    __slots__ = ()
+    _text: _Parts
+
+    @property
+    def text(self) -> str:
+        return self._text.text
+
+    @property
+    def text_length(self) -> int:
+        return self._text.length
+
+    def text_since(self, start: int) -> str:
+        return self._text.since(start)
+
+
 @dataclass(slots=True, eq=False)
-class TranscriptMessage:
+class TranscriptMessage(_StreamedText):
     id: str
     role: str
     # Which event of the stream first mentioned it: the order to show messages and tool calls in.
@@ -99,17 +117,6 @@ class TranscriptMessage:
     # Non-text parts of a message from MESSAGES_SNAPSHOT (images, documents), kept as given.
     parts: list[Any] = field(default_factory=list)
     _text: _Parts = field(default_factory=_Parts, repr=False)
-
-    @property
-    def text(self) -> str:
-        return self._text.text
-
-    @property
-    def text_length(self) -> int:
-        return self._text.length
-
-    def text_since(self, start: int) -> str:
-        return self._text.since(start)
 
 
 @dataclass(slots=True, eq=False)
@@ -151,7 +158,7 @@ class ToolCallRecord:
 
 
 @dataclass(slots=True, eq=False)
-class ReasoningEntry:
+class ReasoningEntry(_StreamedText):
     id: str
     subagent_run_id: str | None = None
     complete: bool = False
@@ -159,17 +166,6 @@ class ReasoningEntry:
     encrypted: bool = False
     encrypted_value: str | None = None
     _text: _Parts = field(default_factory=_Parts, repr=False)
-
-    @property
-    def text(self) -> str:
-        return self._text.text
-
-    @property
-    def text_length(self) -> int:
-        return self._text.length
-
-    def text_since(self, start: int) -> str:
-        return self._text.since(start)
 
 
 @dataclass(slots=True, eq=False)
