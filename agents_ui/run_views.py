@@ -347,6 +347,8 @@ class EventStreamResponse(StreamingHttpResponse):
     """
 
     def __aiter__(self) -> AsyncIterator[bytes]:
+        if not self.is_async:  # a middleware replaced the content: Django's way, then
+            return super().__aiter__()
         return self._iterator
 
 

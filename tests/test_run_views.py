@@ -189,3 +189,20 @@ async def test_other_peoples_runs_and_conversations_are_not_found(browser):
         "/agents/reader/send/", {"content": "x", "conversation": str(run.conversation_id)}
     )
     assert response.status_code == 404
+
+
+async def test_an_event_stream_serves_its_frames_as_they_are_and_a_replaced_content_too():
+    from agents_ui.run_views import EventStreamResponse
+
+    async def frames():
+        yield b"event: update\ndata: <p>1</p>\n\n"
+        yield b"event: done\ndata: \n\n"
+
+    response = EventStreamResponse(frames(), content_type="text/event-stream")
+    assert [part async for part in response] == [
+        b"event: update\ndata: <p>1</p>\n\n",
+        b"event: done\ndata: \n\n",
+    ]
+    response.streaming_content = iter(["text, as a middleware might set it"])  # a sync iterator
+    with pytest.warns(Warning, match="synchronous iterators"):
+        assert [part async for part in response] == [b"text, as a middleware might set it"]
