@@ -315,13 +315,22 @@ class StreamRenderer:
 
     def _text_growth(self) -> str | None:
         """The new characters of the texts shown; None when a text appeared that is not shown yet."""
-        view, transcript = self.view, self.view.transcript
         parts: list[str] = []
+        if not self._append_growth(parts):
+            return None
+        if parts:
+            self.swaps += 1
+        return "".join(parts)
+
+    def _append_growth(self, parts: list[str]) -> bool:
+        """Adds the new characters of every text shown to `parts`; False when a text appeared that
+        the browser does not show yet (the body must be re-rendered)."""
+        view, transcript = self.view, self.view.transcript
         for message in transcript.messages:
             sent = self._text.get(message.id)
             if sent is None:
                 if view.shows(message):
-                    return None  # its first characters: the body is re-rendered
+                    return False
                 continue
             length = message.text_length
             if length > sent and message.id not in self._complete:
@@ -330,47 +339,26 @@ class StreamRenderer:
         for entry in transcript.reasoning if self._reasoning_shown else ():
             sent = self._reasoning.get(entry.id)
             if sent is None:
-                return None
+                return False
             length = entry.text_length
             if length > sent and not entry.encrypted:
                 parts.append(self._append(entry.text_since(sent), "why", entry.id))
                 self._reasoning[entry.id] = length
-        if parts:
-            self.swaps += 1
-        return "".join(parts)
+        return True
 
     def _full_update(self) -> str:
         view, transcript = self.view, self.view.transcript
         self._see()
         parts: list[str] = []
-        structural = False
         for message in transcript.messages:
-            if not view.shows(message):
-                continue
-            sent = self._text.get(message.id)
-            if sent is None:
-                structural = True  # a new message: the body is re-rendered below
-                break
-            if message.id not in self._complete and message.complete:
+            if message.complete and message.id in self._text and message.id not in self._complete:
                 self._complete.add(message.id)
                 self._text[message.id] = message.text_length
                 html = render_to_string(
                     "agents_ui/run.html#message", {**view.context(), "m": view.message_view(message)}
                 )
                 parts.append(self._oob(html, "outerHTML", f"#{self._dom('msg', message.id)}"))
-                continue
-            if message.text_length > sent and message.id not in self._complete:
-                parts.append(self._append(message.text_since(sent), "msg", message.id))
-                self._text[message.id] = message.text_length
-        for entry in transcript.reasoning if self._reasoning_shown else ():
-            sent = self._reasoning.get(entry.id)
-            if sent is None or entry.encrypted:
-                if sent is None:
-                    structural = True
-                continue
-            if entry.text_length > sent:
-                parts.append(self._append(entry.text_since(sent), "why", entry.id))
-                self._reasoning[entry.id] = entry.text_length
+        structural = not self._append_growth(parts)
         for call in transcript.tool_calls.values():
             if call.id in view.earlier:
                 continue
