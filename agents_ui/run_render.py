@@ -274,6 +274,7 @@ class StreamRenderer:
     _seen: tuple | None = None
     _seen_plan: Any = None
     _reasoning_shown: bool = False
+    _state_revision: int = -1  # the revision the state panel was last looked at
     swaps: int = 0
 
     def first(self) -> str:
@@ -388,9 +389,9 @@ class StreamRenderer:
         """The workspace's state panel, when the state document changed."""
         transcript = self.view.transcript
         state = transcript.state
-        if state is None or self._signatures.get("state-revision") == transcript.revision:
+        if state is None or self._state_revision == transcript.revision:
             return ""
-        self._signatures["state-revision"] = transcript.revision  # only events that move it change it
+        self._state_revision = transcript.revision  # only events that move the revision change it
         signature = pretty_json(state)
         if self._signatures.get("state") == signature:
             return ""
@@ -429,9 +430,10 @@ class StreamRenderer:
         self._calls = {
             c.id: (c.complete, c.has_result, len(c.args_text), c.status) for c in t.tool_calls.values()
         }
-        kept = {key: self._signatures[key] for key in ("state", "state-revision") if key in self._signatures}
+        state = self._signatures.get("state")
         self._signatures = {name: signature for name, signature, _ in self._sections()}
-        self._signatures.update(kept)
+        if state is not None:
+            self._signatures["state"] = state
 
     @staticmethod
     def _oob(html: str, style: str, selector: str) -> str:

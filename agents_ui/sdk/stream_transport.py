@@ -11,7 +11,8 @@ It does what a run's client needs and nothing more: http and https, request bodi
 bodies by content-length, chunked or until the connection closes, connect and read timeouts, and
 the same httpx exceptions the default transport raises, so redirects, the address guard, content
 decoding and every error message work unchanged. There is no connection pool: a run is one long
-request, and the few requests around it (an external agent's prepare, an upload) pay one connect.
+request, and the few requests around it (an external agent's prepare, an upload) pay one connect,
+as does each discovery of a cold catalogue (cheaper than searching a pool shared by fifty agents).
 """
 
 from __future__ import annotations

@@ -318,6 +318,13 @@ def _content_text(content: Any) -> tuple[str, list[Any]]:
 
 _SIMPLE_OPS = frozenset({"add", "replace", "remove", "test"})
 
+# Events that only lengthen an existing text, and the builder's index of such texts by id.
+_TEXT_DELTAS: dict[type, str] = {
+    ag.TextMessageContentEvent: "_messages",
+    ag.ReasoningMessageContentEvent: "_reasoning",
+    ext.MessageDelta: "_messages",
+}
+
 
 class TranscriptBuilder:
     """Folds events into ``self.transcript``, one :meth:`apply` at a time."""
@@ -330,12 +337,6 @@ class TranscriptBuilder:
         self._open_text: str | None = None
         self._open_tool: str | None = None
         self._open_reasoning: str | None = None
-        # Events that only lengthen an existing text, and where that text is looked up by its id.
-        self._text_deltas: dict[type, dict[str, Any]] = {
-            ag.TextMessageContentEvent: self._messages,
-            ag.ReasoningMessageContentEvent: self._reasoning,
-            ext.MessageDelta: self._messages,
-        }
         self._handlers: dict[type, Callable[[Any], None]] = {
             ag.RunStartedEvent: self._run_started,
             ag.RunFinishedEvent: self._run_finished,
@@ -396,8 +397,8 @@ class TranscriptBuilder:
             return
         transcript = self.transcript
         transcript.event_count += 1
-        texts = self._text_deltas.get(type(event))
-        if texts is None or event.message_id not in texts:
+        texts = _TEXT_DELTAS.get(type(event))
+        if texts is None or event.message_id not in getattr(self, texts):
             transcript.revision += 1
         handler(event)
 
@@ -644,8 +645,7 @@ class TranscriptBuilder:
             messages.append(message)
             index[message.id] = message
         self.transcript.messages = messages
-        self._messages.clear()  # in place: self._text_deltas holds it too
-        self._messages.update(index)
+        self._messages = index
 
     def _activity_snapshot(self, event: ag.ActivitySnapshotEvent) -> None:
         existing = self.transcript.activities.get(event.message_id)
