@@ -13,7 +13,7 @@ says "unsupported". An unknown control is hidden until a run shows evidence of i
 allows it, and its reasons say "not declared". No I/O and no Django import here: the caller
 reads the declaration, the endpoint and the user, and templates only read the plan.
 
-Rules chosen where PRODUCT.md and PROTOCOLS.md are silent:
+Rules chosen where docs/PROTOCOLS.md is silent:
 - Evidence wins over the declaration: reasoning, interrupts or state seen in a run show the
   control even when the agent declared it false (what arrives must be renderable); the reasons
   say the declaration and the run disagree.
@@ -159,7 +159,7 @@ class ControlDecision:
 
 @dataclass(frozen=True)
 class Observations:
-    """Evidence from runs, kept apart from the declaration (PROTOCOLS.md 1.2)."""
+    """Evidence from runs, kept apart from the declaration (docs/PROTOCOLS.md 1.2)."""
 
     reasoning_seen: bool = False
     interrupts_seen: bool = False

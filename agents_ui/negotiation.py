@@ -15,7 +15,7 @@ from agents_ui.http import agent_http_client
 from agents_ui.models import AgentEndpoint
 from agents_ui.sdk import AgentError, PrepareResult
 
-# What this UI can render, asked for in prepare(); the agent grants a subset (PROTOCOLS.md 2.1).
+# What this UI can render, asked for in prepare(); the agent grants a subset (docs/PROTOCOLS.md 2.1).
 UI_STREAM_PROFILE = "runtime-standard-v1"
 UI_OUTPUT_MODULES = ["citation", "table"]
 

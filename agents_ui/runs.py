@@ -520,7 +520,7 @@ def _agui_input(run: Run) -> RunAgentInput:
     )
     forwarded: dict[str, Any] = {}
     if request.get("subagent"):
-        # PROTOCOLS.md 1.1: the sub-agent the person chose travels as forwardedProps.subagent.
+        # docs/PROTOCOLS.md 1.1: the sub-agent the person chose travels as forwardedProps.subagent.
         forwarded["subagent"] = request["subagent"]
     resume = [ResumeEntry.model_validate(entry) for entry in request.get("resume") or []]
     return RunAgentInput(

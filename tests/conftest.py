@@ -11,8 +11,8 @@ import pytest
 from agents_ui.threaded_server import ThreadedUvicorn
 from tests.sdk.fakes import FakeServer, Handler
 
-# Real AG-UI streams captured from servers we did not write (the repository sits beside shared/).
-CAPTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "agui-captures"
+# Real AG-UI streams captured from servers we did not write.
+CAPTURES = Path(__file__).resolve().parent / "fixtures" / "agui-captures"
 
 # Browser tests need their own process (Playwright's sync API breaks asyncio tests that share one):
 # `pytest` runs everything else, `AGENTS_UI_E2E=1 pytest tests/e2e` runs them (see the Makefile).

@@ -46,7 +46,7 @@ FAULT_OUTCOMES = {
     "unsupported-capability": (FAILED, "The agent does not offer messages.", False),
     "rate-limited": (FAILED, "The agent is busy: too many requests. Try again in 30 seconds.", False),
     "no-finish": (FAILED, CANNOT_READ, True),
-    # PROTOCOLS.md 1.1: an unknown event must not break a run; a bad patch keeps the last good state.
+    # docs/PROTOCOLS.md 1.1: an unknown event must not break a run; a bad patch keeps the last good state.
     "unknown-event": (COMPLETED, "", True),
     "invalid-patch": (COMPLETED, "the JSON Patch could not be applied", True),
     "drip?delay=0.002": (COMPLETED, "", True),

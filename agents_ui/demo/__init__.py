@@ -1,6 +1,6 @@
 """The embedded demo agents: deterministic agents served by the product itself under /demo-agents/.
 
-They need no LLM and no key, speak the two protocols of PROTOCOLS.md exactly as real agents do, and
+They need no LLM and no key, speak the two protocols of docs/PROTOCOLS.md exactly as real agents do, and
 declare deliberately different capabilities so the workspace visibly reshapes from one to the next.
 
 - registry.py: which demo agents exist, and their registration as AgentEndpoints.

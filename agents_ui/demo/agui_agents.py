@@ -1,6 +1,6 @@
 """The AG-UI demo agents: what each declares, and what each run emits.
 
-Every agent is deterministic and speaks AG-UI 1.0 exactly as a real server does (PROTOCOLS.md 1):
+Every agent is deterministic and speaks AG-UI 1.0 exactly as a real server does (docs/PROTOCOLS.md 1):
 `ag_ui.core` types for every event and declaration, so what goes on the wire is valid by
 construction. The HTTP side (SSE framing, routes) is in views.py.
 
@@ -402,7 +402,7 @@ class Orchestrator(AgUiDemoAgent):
 
     async def run(self, ctx: RunContext) -> AsyncIterator[BaseEvent]:
         topic = topic_of(ctx.user_text)
-        # The person may address one sub-agent directly (PROTOCOLS.md 1.1: forwardedProps.subagent).
+        # The person may address one sub-agent directly (docs/PROTOCOLS.md 1.1: forwardedProps.subagent).
         chosen = (
             (ctx.input.forwarded_props or {}).get("subagent")
             if isinstance(ctx.input.forwarded_props, dict)

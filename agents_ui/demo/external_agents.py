@@ -1,6 +1,6 @@
 """The external-policy demo agents: their public policies, their state, and what their streams say.
 
-They speak PROTOCOLS.md section 2 exactly: policy and negotiation, conversations streamed in three
+They speak docs/PROTOCOLS.md section 2 exactly: policy and negotiation, conversations streamed in three
 profiles, approvals that pause an open stream, file uploads checked on their bytes, and the stable
 error codes of 2.3. The HTTP side is in views.py; this module raises `AgentError` and yields frames.
 

@@ -1,7 +1,7 @@
 """Routes of the embedded demo agents, mounted at /demo-agents/ (project/urls.py).
 
 AG-UI agents: POST /demo-agents/<slug>/ runs, GET /demo-agents/<slug>/capabilities discovers.
-External agents: base /demo-agents/<slug>, with the sub-routes of PROTOCOLS.md 2.x.
+External agents: base /demo-agents/<slug>, with the sub-routes of docs/PROTOCOLS.md 2.x.
 """
 
 from django.urls import path, re_path

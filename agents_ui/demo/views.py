@@ -1,4 +1,4 @@
-"""HTTP for the demo agents: the same routes, statuses and SSE framing as real agents (PROTOCOLS.md).
+"""HTTP for the demo agents: the same routes, statuses and SSE framing as real agents (docs/PROTOCOLS.md).
 
 No login and no CSRF: these are agent endpoints called server to server, exactly like a remote agent.
 Every view is async and streams with an async generator, so uvicorn sends each frame as it is made.

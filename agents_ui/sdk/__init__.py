@@ -2,7 +2,7 @@
 
 No Django import in here, ever: this package could be published on its own. Every AG-UI type is
 ``ag_ui.core``'s own; the external-agent policy API is modelled in ``policy``. The contract is
-PROTOCOLS.md.
+docs/PROTOCOLS.md.
 """
 
 from ag_ui.core import AgentCapabilities, Event, Interrupt, ResumeEntry, RunAgentInput

@@ -1,4 +1,4 @@
-"""Client for AG-UI 1.0 agents (PROTOCOLS.md section 1): capability discovery and runs.
+"""Client for AG-UI 1.0 agents (docs/PROTOCOLS.md section 1): capability discovery and runs.
 
 Every type is ``ag_ui.core``'s own; this module only moves bytes and validates them.
 """
@@ -134,7 +134,7 @@ def parse_event_object(obj: Any) -> Event | None:
 
 
 def normalize_capabilities(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Accept the 0.x spelling ``multiAgent.subAgents`` as ``subagents`` (PROTOCOLS.md 1.2).
+    """Accept the 0.x spelling ``multiAgent.subAgents`` as ``subagents`` (docs/PROTOCOLS.md 1.2).
 
     Without this, ag_ui's ``extra="allow"`` would keep the old key as an unknown extra and leave
     ``subagents`` empty, silently.
@@ -166,7 +166,7 @@ def parse_capabilities(raw: Mapping[str, Any]) -> AgentCapabilities:
 
 @dataclass(frozen=True, slots=True)
 class DiscoveryResult:
-    """What capability discovery found, keeping the distinctions of PROTOCOLS.md 1.2.
+    """What capability discovery found, keeping the distinctions of docs/PROTOCOLS.md 1.2.
 
     - ``declared``: ``capabilities`` holds the validated declaration.
     - ``none``: the agent has no discovery (404, 405, a body that is not an object): unknown.

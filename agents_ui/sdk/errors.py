@@ -73,7 +73,7 @@ class AgentError(Exception):
         return " ".join(parts)
 
 
-# --- PROTOCOLS.md 2.3: one class per code ---------------------------------------------------------
+# --- docs/PROTOCOLS.md 2.3: one class per code ---------------------------------------------------------
 
 
 class InvalidRequestError(AgentError):
@@ -216,7 +216,7 @@ def error_from_response(
     body: bytes | str | Mapping[str, Any] | None,
     headers: Mapping[str, str] | None = None,
 ) -> AgentError:
-    """Turn a non-2xx answer into its exception (PROTOCOLS.md 2.3). Never raises itself.
+    """Turn a non-2xx answer into its exception (docs/PROTOCOLS.md 2.3). Never raises itself.
 
     The code in the body decides the class; when the body is not the declared shape, the status
     alone decides (5xx -> internal, 429 -> rate limited), else a plain ``AgentError``.

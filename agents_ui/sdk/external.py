@@ -1,4 +1,4 @@
-"""Client for external agents with a public policy (PROTOCOLS.md section 2)."""
+"""Client for external agents with a public policy (docs/PROTOCOLS.md section 2)."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def _sequence(value: str | None) -> int | None:
 
 
 def sniff_mime_type(content: bytes, declared: str | None = None) -> str:
-    """The MIME type of ``content`` judged from its bytes, as the agent does (PROTOCOLS.md 2.3, 415).
+    """The MIME type of ``content`` judged from its bytes, as the agent does (docs/PROTOCOLS.md 2.3, 415).
 
     Binary formats are recognised by signature (filetype). Bytes without a signature that decode as
     UTF-8 are text: the declared type is kept when it is a text type, else ``text/plain``.

@@ -1,4 +1,4 @@
-"""Models of the external-agent policy API (PROTOCOLS.md section 2).
+"""Models of the external-agent policy API (docs/PROTOCOLS.md section 2).
 
 Wire names are camelCase; Python attributes are snake_case. Both spellings populate a model and
 unknown fields are kept (``extra="allow"``), so a newer agent does not break an older client.
@@ -166,7 +166,7 @@ class SdkRequirement(PolicyModel):
 
 
 class PublicExternalAgentPolicy(PolicyModel):
-    """``GET {base}/policy``: what an external agent publicly offers (PROTOCOLS.md 2.1)."""
+    """``GET {base}/policy``: what an external agent publicly offers (docs/PROTOCOLS.md 2.1)."""
 
     identity: Identity | None = None
     capabilities: PolicyCapabilities = Field(default_factory=PolicyCapabilities)

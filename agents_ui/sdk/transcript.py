@@ -224,7 +224,7 @@ class StepRecord:
 
 @dataclass(slots=True)
 class Observed:
-    """Evidence from what the run emitted, kept apart from any declaration (PROTOCOLS.md 1.2)."""
+    """Evidence from what the run emitted, kept apart from any declaration (docs/PROTOCOLS.md 1.2)."""
 
     reasoning: bool = False
     encrypted_reasoning: bool = False
@@ -369,7 +369,7 @@ class TranscriptBuilder:
             ag.SubagentStartedEvent: self._subagent_started,
             ag.SubagentFinishedEvent: self._subagent_finished,
             ag.SubagentErrorEvent: self._subagent_error,
-            # External agents (PROTOCOLS.md 2.2)
+            # External agents (docs/PROTOCOLS.md 2.2)
             ext.RunStarted: self._x_run_started,
             ext.MessageStarted: self._x_message_started,
             ext.MessageDelta: self._x_message_delta,
@@ -631,7 +631,7 @@ class TranscriptBuilder:
                         record.encrypted_value = call.encrypted_value
                     message.tool_call_ids.append(call.id)
             elif role == "tool":
-                # Resumed runs may carry the result only here (PROTOCOLS.md 1.3).
+                # Resumed runs may carry the result only here (docs/PROTOCOLS.md 1.3).
                 message.tool_call_id = wire.tool_call_id
                 self._set_tool_result(wire.tool_call_id, wire.content, wire.error)
             elif role == "reasoning":

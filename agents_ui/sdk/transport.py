@@ -89,7 +89,7 @@ async def _read_limited(response: httpx.Response, limit: int) -> tuple[bytes, bo
 
 
 async def raise_for_status(response: httpx.Response) -> None:
-    """A non-2xx answer becomes its SDK error (PROTOCOLS.md 2.3); the body is read up to a limit."""
+    """A non-2xx answer becomes its SDK error (docs/PROTOCOLS.md 2.3); the body is read up to a limit."""
     if response.is_success:
         return
     body, _ = await _read_limited(response, MAX_ERROR_BODY_BYTES)
