@@ -43,9 +43,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
-from agents_ui import discovery as discovery_service
 from agents_ui.decisions import CONTROL_LABELS, CONTROL_NAMES
-from agents_ui.http import agent_http_client
+from agents_ui.endpoints import discovery as discovery_service
+from agents_ui.endpoints.clients import agent_client
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 from agents_ui.snapshot_diff import Declaration, diff_declarations
 
@@ -240,7 +240,7 @@ async def check_connections(endpoints: Iterable[AgentEndpoint]) -> list[Connecti
         found = await discovery_service.probe(endpoint, client)
         return ConnectionCheck(endpoint, found, round((time.perf_counter() - started) * 1000))
 
-    async with agent_http_client() as client:
+    async with agent_client() as client:
         return list(await asyncio.gather(*(one(endpoint, client) for endpoint in endpoints)))
 
 

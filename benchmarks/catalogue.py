@@ -174,10 +174,10 @@ def register(count: int, agent_url: str):
 
 async def one_discovery(agent_url: str) -> float:
     """One GET of a declaration through the product's client (a fresh one, as the catalogue makes)."""
-    from agents_ui.http import agent_http_client
+    from agents_ui.endpoints.clients import streaming_agent_client
 
     start = time.perf_counter()
-    async with agent_http_client(pooled=False) as client:
+    async with streaming_agent_client() as client:
         response = await client.get(f"{agent_url}/agent-00/capabilities")
     elapsed = time.perf_counter() - start
     assert response.status_code == 200, response.status_code
@@ -211,10 +211,10 @@ async def measure(options, agent_url: str, user) -> dict[str, float]:
 
     def forget() -> None:
         """Cold: no server process knows any declaration (the shared cache and this process's memo)."""
-        from agents_ui import discovery
+        from agents_ui.endpoints import memo
 
         cache.clear()
-        discovery._LOCAL.clear()
+        memo.forget_all()
 
     forget()
     first, _ = await render(client, options.agents)  # imports, templates, the first snapshots

@@ -68,6 +68,6 @@ async def fake_server() -> AsyncIterator[Callable[[Handler], Awaitable[FakeServe
 @pytest.fixture(autouse=True)
 def _forget_discoveries():
     """Each test starts with no discovery remembered by this process (tests clear the cache too)."""
-    from agents_ui import discovery
+    from agents_ui.endpoints import memo
 
-    discovery._LOCAL.clear()
+    memo.forget_all()

@@ -99,8 +99,8 @@ from django.contrib.auth.models import Group  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 
 from agents_ui import admin as endpoint_admin  # noqa: E402
-from agents_ui import discovery  # noqa: E402
-from agents_ui.http import agent_http_client  # noqa: E402
+from agents_ui.endpoints import discovery  # noqa: E402
+from agents_ui.endpoints.clients import agent_client  # noqa: E402
 from agents_ui.models import CapabilitySnapshot  # noqa: E402
 
 AGENT_URL = "http://93.184.216.34/agent"  # a public address literal: the guard passes it, no DNS
@@ -127,7 +127,7 @@ class FakeAgents:
         return httpx.Response(200, json=answer) if isinstance(answer, dict) else answer
 
     def client(self, **kwargs) -> httpx.AsyncClient:
-        return agent_http_client(inner=httpx.MockTransport(self), **kwargs)
+        return agent_client(inner=httpx.MockTransport(self), **kwargs)
 
 
 @pytest.fixture
@@ -135,8 +135,8 @@ def agents(monkeypatch):
     cache.clear()
     fake = FakeAgents()
     fake.answers[f"{AGENT_URL}/capabilities"] = DECLARATION
-    monkeypatch.setattr(discovery, "agent_http_client", fake.client)
-    monkeypatch.setattr(endpoint_admin, "agent_http_client", fake.client)
+    monkeypatch.setattr(discovery, "streaming_agent_client", fake.client)
+    monkeypatch.setattr(endpoint_admin, "agent_client", fake.client)
     return fake
 
 

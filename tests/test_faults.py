@@ -17,10 +17,10 @@ from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.test import AsyncClient
 
-from agents_ui.discovery import discover_one
+from agents_ui.endpoints.discovery import discover_one
 from agents_ui.faults import SAID_BEFORE, FaultAgentServer
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot, Message, Run, RunEvent
-from agents_ui.runs import LIVE
+from agents_ui.runs.live import LIVE
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -251,9 +251,9 @@ async def test_a_write_the_database_refuses_is_retried_and_nothing_is_lost(
     record_property("fault", "database-busy")
     from django.db import OperationalError
 
-    from agents_ui import runs
+    from agents_ui.runs import writer
 
-    real_write, refusals = runs._write_many, [1]
+    real_write, refusals = writer._write_many, [1]
 
     def busy_once(*args):
         if refusals:
@@ -261,7 +261,7 @@ async def test_a_write_the_database_refuses_is_retried_and_nothing_is_lost(
             raise OperationalError("database is locked")
         return real_write(*args)
 
-    monkeypatch.setattr(runs, "_write_many", busy_once)
+    monkeypatch.setattr(writer, "_write_many", busy_once)
     endpoint = await fault_endpoint(fault_agent, fault)
     run_id = await send(person, endpoint.slug, "Busy?")
     stream = await follow(person, run_id)

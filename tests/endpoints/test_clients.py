@@ -13,8 +13,8 @@ import httpx
 import pytest
 from asgiref.sync import sync_to_async
 
-from agents_ui.discovery import discover_one
-from agents_ui.http import MAX_REDIRECTS, agent_http_client, allow_private_addresses
+from agents_ui.endpoints.clients import MAX_REDIRECTS, agent_client, allow_private_addresses
+from agents_ui.endpoints.discovery import discover_one
 from agents_ui.sdk import AgUiAgent
 from agents_ui.sdk.guard import AddressRefusedError, refusal_reason
 from tests.factories import make_endpoint
@@ -71,7 +71,7 @@ class Recorder:
         return answer if answer is not None else httpx.Response(200, json={"ok": True})
 
     def client(self, *, allow_private: bool = False) -> httpx.AsyncClient:
-        return agent_http_client(allow_private=allow_private, inner=httpx.MockTransport(self))
+        return agent_client(allow_private=allow_private, inner=httpx.MockTransport(self))
 
 
 @pytest.fixture
@@ -244,7 +244,7 @@ async def test_credentials_stay_with_the_agent_they_were_meant_for():
 
 
 async def test_the_sdk_reports_a_refusal_as_unreachable_with_the_reason():
-    async with agent_http_client(allow_private=False) as client:
+    async with agent_client(allow_private=False) as client:
         result = await AgUiAgent("http://10.0.0.5/agent", client=client).discover()
     assert result.status == "unreachable"
     assert "refused: 10.0.0.5 is a private address" in result.error

@@ -14,8 +14,11 @@ from asgiref.sync import sync_to_async
 
 from agents_ui.decisions import Observations, UserAbilities, decide
 from agents_ui.models import ApprovalRecord, Conversation, Message, Run, RunEvent
-from agents_ui.run_render import RunView, StreamRenderer, markdown_html, render_run
-from agents_ui.runs import RunRequest, earlier_ids, replay, start_run, stop_run
+from agents_ui.runs.event_log import replay
+from agents_ui.runs.history import earlier_ids
+from agents_ui.runs.inputs import RunRequest
+from agents_ui.runs.live import start_run, stop_run
+from agents_ui.views.run_render import RunView, StreamRenderer, markdown_html, render_run
 from tests.conftest import CAPTURES
 from tests.factories import make_endpoint, make_user
 
@@ -292,8 +295,8 @@ def test_a_growing_answer_sends_only_its_new_characters_until_something_else_cha
         ToolCallStartEvent,
     )
 
-    from agents_ui.run_render import dom_id
     from agents_ui.sdk import TranscriptBuilder
+    from agents_ui.views.run_render import dom_id
 
     conversation = Conversation.objects.create(user=make_user(), endpoint=make_endpoint(), title="t")
     run = Run.objects.create(conversation=conversation, request={}, status=Run.Status.RUNNING)
@@ -332,7 +335,8 @@ async def test_decisions_are_recorded_once(fake_server):
 def test_the_writer_opens_a_new_connection_after_its_connection_fails():
     from django.db import connection
 
-    from agents_ui import runs
+    from agents_ui.runs import live as runs
+    from agents_ui.runs import writer
 
     user = make_user()
     conversation = Conversation.objects.create(user=user, endpoint=make_endpoint(), title="t")
@@ -340,15 +344,15 @@ def test_the_writer_opens_a_new_connection_after_its_connection_fails():
     live = runs.LiveRun(str(run.pk), "agui")
 
     def job(seq):
-        return runs.WriteJob(live, [(seq, "RAW", "{}")], [], seq, set())
+        return writer.WriteJob(live, [(seq, "RAW", "{}")], [], seq, set())
 
     def break_connection():
         connection.ensure_connection()
         connection.connection.close()  # as a database restart would leave it
 
-    runs._WRITE_THREAD.submit(break_connection).result()
+    writer._WRITE_THREAD.submit(break_connection).result()
     with pytest.raises(Exception, match="closed"):
-        runs._WRITE_THREAD.submit(runs._write_many, [job(1)]).result()
-    assert runs._WRITE_THREAD.submit(runs._write_many, [job(1)], True).result() == set()
+        writer._WRITE_THREAD.submit(writer._write_many, [job(1)]).result()
+    assert writer._WRITE_THREAD.submit(writer._write_many, [job(1)], True).result() == set()
     assert list(RunEvent.objects.filter(run=run).values_list("seq", flat=True)) == [1]
     assert Run.objects.get(pk=run.pk).event_count == 1

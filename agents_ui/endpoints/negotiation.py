@@ -9,9 +9,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.cache import cache
 
-from agents_ui import agent_errors
-from agents_ui.discovery import Discovery, sdk_client
-from agents_ui.http import agent_http_client
+from agents_ui.endpoints import errors
+from agents_ui.endpoints.clients import agent_client, sdk_client
+from agents_ui.endpoints.discovery import Discovery
 from agents_ui.models import AgentEndpoint
 from agents_ui.sdk import AgentError, PrepareResult
 
@@ -37,13 +37,13 @@ async def prepared_for(
     cached = await cache.aget(key)
     if cached is not None:
         return PrepareResult.model_validate(cached), ""
-    async with agent_http_client() as client:
+    async with agent_client() as client:
         agent = sdk_client(endpoint, client)
         try:
             result = await agent.prepare(
                 stream_profile=profile, output_module_types=UI_OUTPUT_MODULES, provider_grounding_display=True
             )
         except AgentError as error:
-            return None, agent_errors.describe(error)
+            return None, errors.describe(error)
     await cache.aset(key, result.model_dump(mode="json"), timeout=settings.AGENTS_UI_DISCOVERY_TTL)
     return result, ""

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import AsyncClient
 
 from agents_ui.models import Attachment, Conversation, Feedback, Message, Run
-from agents_ui.runs import LIVE
+from agents_ui.runs.live import LIVE
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -192,7 +192,7 @@ async def test_other_peoples_runs_and_conversations_are_not_found(browser):
 
 
 async def test_an_event_stream_serves_its_frames_as_they_are_and_a_replaced_content_too():
-    from agents_ui.run_views import EventStreamResponse
+    from agents_ui.views.stream import EventStreamResponse
 
     async def frames():
         yield b"event: update\ndata: <p>1</p>\n\n"

@@ -1,6 +1,6 @@
 import pytest
 
-from agents_ui.agent_errors import describe, duration
+from agents_ui.endpoints.errors import describe, duration
 from agents_ui.sdk import RateLimitedError, SpendLimitExceededError, UnsupportedCapabilityError
 
 

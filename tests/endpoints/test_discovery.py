@@ -4,7 +4,7 @@ import httpx
 import pytest
 from django.core.cache import cache
 
-from agents_ui.discovery import discover, discover_one
+from agents_ui.endpoints.discovery import discover, discover_one
 from agents_ui.models import CapabilitySnapshot
 from tests.factories import make_endpoint
 

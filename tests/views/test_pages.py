@@ -57,7 +57,7 @@ from asgiref.sync import async_to_sync  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 
 from agents_ui.decisions import CONTROL_NAMES  # noqa: E402
-from agents_ui.discovery import discover_one  # noqa: E402
+from agents_ui.endpoints.discovery import discover_one  # noqa: E402
 
 RESEARCHER = {
     "identity": {

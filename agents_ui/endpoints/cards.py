@@ -1,79 +1,14 @@
-"""From an endpoint, its discovery and a user to the plan of controls, and the catalogue's summary of it.
-
-The decisions themselves are made in agents_ui.decisions; this module only gathers their inputs
-from the database and the discovery service, and turns a plan into catalogue badges.
-"""
+"""A plan summarised for the catalogue: a card's badges, filters and status line."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
-from agents_ui.decisions import Observations, Plan, UserAbilities, decide
-from agents_ui.discovery import Discovery
+from agents_ui.decisions import Plan
+from agents_ui.endpoints.discovery import Discovery
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
-from agents_ui.sdk import PrepareResult
 
 Status = CapabilitySnapshot.Status
-
-
-async def user_abilities(user) -> UserAbilities:
-    return UserAbilities.from_permissions(await user.aget_all_permissions())
-
-
-_PLANS: dict[tuple, Plan] = {}
-
-
-def build_plan(
-    endpoint: AgentEndpoint,
-    discovery: Discovery,
-    *,
-    user: UserAbilities,
-    prepared: PrepareResult | None = None,
-    observed: Observations | None = None,
-) -> Plan:
-    """The plan for this user; an external agent's prepare() answer supersedes its discovered policy.
-
-    decide() is pure, so a plan is reused while its inputs are the same (a warm catalogue).
-    """
-    observed = observed or observations_of(endpoint)
-    key = None
-    if prepared is None and discovery.digest:
-        key = (
-            discovery.digest,
-            discovery.status,
-            discovery.protocol,
-            json.dumps(endpoint.overrides or {}, sort_keys=True),
-            user,
-            observed,
-            endpoint.name,
-            endpoint.description,
-        )
-        if key in _PLANS:
-            return _PLANS[key]
-    plan = decide(
-        capabilities=discovery.capabilities,
-        policy=prepared.policy if prepared else discovery.policy,
-        negotiated=prepared.negotiated if prepared else None,
-        overrides=endpoint.overrides or {},
-        user=user,
-        observed=observed,
-        fallback_identity={"name": endpoint.name, "description": endpoint.description},
-    )
-    if key is not None:
-        if len(_PLANS) > 4096:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    return plan
-
-
-def observations_of(endpoint: AgentEndpoint) -> Observations:
-    seen = endpoint.observed or {}
-    return Observations(
-        reasoning_seen=bool(seen.get("reasoning")),
-        interrupts_seen=bool(seen.get("interrupts")),
-        state_seen=bool(seen.get("state")),
-    )
 
 
 @dataclass(frozen=True)
@@ -96,7 +31,7 @@ class AgentCard:
     badges: list[Badge] = field(default_factory=list)
     filters: list[str] = field(default_factory=list)
     status: StatusLine | None = None
-    html: str = ""  # the rendered card (views.py caches it while nothing on it changes)
+    html: str = ""  # the rendered card (the catalogue view caches it while nothing on it changes)
 
 
 # Catalogue filters: key -> label. A card carries the keys whose controls its plan shows.

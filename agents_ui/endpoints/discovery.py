@@ -11,7 +11,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
@@ -26,15 +25,10 @@ from django.db import transaction
 from django.utils import timezone
 from pydantic import ValidationError
 
-from agents_ui.http import agent_http_client
+from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
+from agents_ui.endpoints.memo import MISSING, Memo
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
-from agents_ui.sdk import (
-    SDK_VERSION,
-    AgentCapabilities,
-    AgUiAgent,
-    ExternalAgentClient,
-    PublicExternalAgentPolicy,
-)
+from agents_ui.sdk import SDK_VERSION, AgentCapabilities, PublicExternalAgentPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -91,24 +85,23 @@ class Discovery:
         return policy.sdk.min_version if policy and policy.sdk else None
 
 
-_PARSED: dict[tuple[str, str], Any] = {}
+# A declaration's hash names its content: the same one is validated once per process.
+_PARSED = Memo("parsed declarations", size=2048)
 
 
 def _parse(model: Any, data: dict[str, Any], digest: str = "") -> Any:
-    """The validated declaration; the same one (by hash) is validated once per process."""
+    """The validated declaration (None when it no longer validates)."""
     key = (model.__name__, digest)
-    if digest and key in _PARSED:
-        return _PARSED[key]
+    if digest:
+        parsed = _PARSED.get(key, MISSING)
+        if parsed is not MISSING:
+            return parsed
     try:
         parsed = model.model_validate(data)
     except ValidationError:  # stored as declared, so it validated once; be safe with old snapshots
         logger.warning("a stored declaration no longer validates", exc_info=True)
         parsed = None
-    if digest:
-        if len(_PARSED) > 2048:
-            _PARSED.clear()
-        _PARSED[key] = parsed
-    return parsed
+    return _PARSED.put(key, parsed) if digest else parsed
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -127,27 +120,6 @@ def _cache_key(endpoint: AgentEndpoint) -> str:
 def discovery_timeout(endpoint: AgentEndpoint) -> float:
     """How long one discovery may take: the endpoint's own timeouts, capped for page rendering."""
     return min(endpoint.connect_timeout + endpoint.read_timeout, settings.AGENTS_UI_DISCOVERY_TIMEOUT)
-
-
-def sdk_client(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> AgUiAgent | ExternalAgentClient:
-    """The SDK client for an endpoint, carrying its credential (server-side only)."""
-    timeout = httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout)
-    headers = endpoint.auth_headers()
-    if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
-        return ExternalAgentClient(
-            endpoint.base_url,
-            headers=headers,
-            timeout=timeout,
-            client=client,
-            policy_url=endpoint.discovery_url or None,
-        )
-    return AgUiAgent(
-        endpoint.base_url,
-        headers=headers,
-        timeout=timeout,
-        client=client,
-        discovery_url=endpoint.discovery_url or None,
-    )
 
 
 async def probe(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> Discovery:
@@ -232,8 +204,17 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
 
 
 async def _probe_alone(endpoint: AgentEndpoint) -> Discovery:
-    async with agent_http_client(pooled=False) as client:
+    async with streaming_agent_client() as client:
         return await probe(endpoint, client)
+
+
+# The shared cache (Redis, or local memory) is the truth for every server process; each process
+# also keeps what it read for a few seconds, which spares unpickling every declaration on every page.
+# Keyed like the shared cache: by the endpoint and its last edit.
+LOCAL_SECONDS = 10.0
+_RECENT = Memo(
+    "recent discoveries", size=4096, seconds=lambda: min(LOCAL_SECONDS, settings.AGENTS_UI_DISCOVERY_TTL)
+)
 
 
 async def discover(
@@ -243,24 +224,22 @@ async def discover(
     endpoints = list(endpoints)
     found: dict[int, Discovery] = {}
     if not refresh:
-        now = time.monotonic()
         for endpoint in endpoints:
-            memo = _LOCAL.get(_cache_key(endpoint))
-            if memo is not None and memo[0] > now:
-                found[endpoint.pk] = memo[1]
+            recent = _RECENT.get(_cache_key(endpoint))
+            if recent is not None:
+                found[endpoint.pk] = recent
         wanted = [e for e in endpoints if e.pk not in found]
         cached = await cache.aget_many([_cache_key(e) for e in wanted]) if wanted else {}
         for endpoint in wanted:
             entry = cached.get(_cache_key(endpoint))
             if entry is not None:
-                found[endpoint.pk] = _remember(_cache_key(endpoint), Discovery(**entry))
+                found[endpoint.pk] = _RECENT.put(_cache_key(endpoint), Discovery(**entry))
     missing = [e for e in endpoints if e.pk not in found]
     if missing:
         if client is None:
             # A client per agent, each request on a connection of its own: httpcore's pool costs
-            # O(requests x connections) per request, which a shared pool pays fifty times over on a
-            # cold catalogue, and the unpooled transport costs a fraction of httpcore's CPU besides
-            # (cold catalogue of 50 agents: 199 to 142-157 ms of CPU).
+            # O(requests x connections) per request, which a shared pool pays many times over on a
+            # cold catalogue, and the streaming client costs less CPU per request besides.
             fetched = await asyncio.gather(*(_probe_alone(e) for e in missing))
         else:
             fetched = await asyncio.gather(*(probe(e, client) for e in missing))
@@ -269,21 +248,8 @@ async def discover(
             {_cache_key(e): asdict(d) for e, d in zip(missing, fetched, strict=True)},
             timeout=settings.AGENTS_UI_DISCOVERY_TTL,
         )
-        found.update({e.pk: _remember(_cache_key(e), d) for e, d in zip(missing, fetched, strict=True)})
+        found.update({e.pk: _RECENT.put(_cache_key(e), d) for e, d in zip(missing, fetched, strict=True)})
     return found
-
-
-# The shared cache (Redis, or local memory) is the truth for every server process; each process
-# also keeps what it read for a few seconds, which spares unpickling every declaration on every page.
-LOCAL_SECONDS = 10.0
-_LOCAL: dict[str, tuple[float, Discovery]] = {}
-
-
-def _remember(key: str, discovery: Discovery) -> Discovery:
-    if len(_LOCAL) > 4096:
-        _LOCAL.clear()
-    _LOCAL[key] = (time.monotonic() + min(LOCAL_SECONDS, settings.AGENTS_UI_DISCOVERY_TTL), discovery)
-    return discovery
 
 
 async def discover_one(

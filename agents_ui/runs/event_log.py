@@ -1,0 +1,80 @@
+"""The run's event log: each event as stored (type, JSON), and read back in one loop.
+
+Every event a run receives is stored as the agent sent it, so a finished run, or one another
+server process drives, is shown by folding its log again with the SDK's TranscriptBuilder.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from agents_ui.models import AgentEndpoint, Run, RunEvent
+from agents_ui.sdk.agui import parse_event_object
+from agents_ui.sdk.policy import EXTERNAL_EVENT_TYPES, Done, ExternalEvent, LegacyText
+from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+
+logger = logging.getLogger(__name__)
+
+
+def event_record(event: Any) -> tuple[str, str]:
+    """A typed event -> (type, JSON text) for the run's event log."""
+    if isinstance(event, ExternalEvent):
+        if isinstance(event, LegacyText):
+            return "legacy:text", json.dumps({"text": event.text})
+        if isinstance(event, Done):
+            return "legacy:done", "{}"
+        return event.event_name, event.model_dump_json(by_alias=True, exclude_none=True)
+    return event.type.value, event.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def event_from_record(protocol: str, type_: str, payload: dict[str, Any]) -> Any:
+    if protocol == AgentEndpoint.Protocol.AGUI:
+        return parse_event_object(payload)
+    if type_ == "legacy:text":
+        return LegacyText(text=payload.get("text", ""))
+    if type_ == "legacy:done":
+        return Done()
+    cls = EXTERNAL_EVENT_TYPES.get(type_)
+    return cls.model_validate(payload) if cls else None
+
+
+class EventLogReader:
+    """Folds a run's event log into a transcript, each call going on from the last event it read."""
+
+    def __init__(self, run_id: Any, protocol: str) -> None:
+        self.run_id = run_id
+        self.protocol = protocol
+        self.builder = TranscriptBuilder()
+        self.last_seq = 0
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.builder.transcript
+
+    def read(self, limit: int | None = None) -> int:
+        """Fold the events stored since the last read (at most `limit`); returns how many were read."""
+        rows = (
+            RunEvent.objects.filter(run_id=self.run_id, seq__gt=self.last_seq)
+            .order_by("seq")
+            .values_list("seq", "type", "payload")
+        )
+        count = 0
+        for seq, type_, payload in rows[:limit] if limit else rows:
+            self.last_seq, count = seq, count + 1
+            try:
+                event = event_from_record(self.protocol, type_, payload)
+            except Exception:  # a stored event that no longer parses must not hide the rest
+                logger.warning("skipping stored event %s of run %s", type_, self.run_id, exc_info=True)
+                continue
+            if event is not None:
+                self.builder.apply(event)
+        return count
+
+
+def replay(run: Run) -> Transcript:
+    """The transcript of a run from its event log (a finished run, or one driven elsewhere)."""
+    reader = EventLogReader(run.pk, run.conversation.endpoint.protocol)
+    reader.read()
+    return reader.transcript

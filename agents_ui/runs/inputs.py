@@ -1,0 +1,182 @@
+"""What a run sends the agent: the person's request as stored, the page context it may share, and
+the request each protocol wants (AG-UI's RunAgentInput; an external agent's conversation, files
+and message)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ag_ui.core import (
+    AssistantMessage,
+    DataSource,
+    DocumentPart,
+    ImagePart,
+    ReasoningMessage,
+    ResumeEntry,
+    RunAgentInput,
+    TextPart,
+    UserMessage,
+)
+from django.conf import settings
+from django.http import HttpRequest
+
+from agents_ui.decisions import Plan
+from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
+from agents_ui.sdk import ExternalAgentClient
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What the person asked for, as stored in Run.request."""
+
+    kind: str = "message"  # "message" | "resume"
+    message_id: int | None = None
+    subagent: str = ""
+    stream_profile: str = ""
+    output_module_types: tuple[str, ...] = ()
+    host_context: dict[str, Any] = field(default_factory=dict)
+    resume: tuple[dict[str, Any], ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "message_id": self.message_id,
+            "subagent": self.subagent,
+            "stream_profile": self.stream_profile,
+            "output_module_types": list(self.output_module_types),
+            "host_context": self.host_context,
+            "resume": list(self.resume),
+        }
+
+
+def host_context_candidates(
+    request: HttpRequest, conversation: Conversation | None, endpoint: AgentEndpoint
+) -> dict[str, Any]:
+    """Everything the page could tell an agent about where it is used. Only accepted fields go."""
+    page = request.build_absolute_uri(
+        conversation.get_absolute_url() if conversation else endpoint.get_absolute_url()
+    )
+    return {
+        "page.url": page,
+        "page.title": conversation.title if conversation else endpoint.name,
+        "user.locale": getattr(request, "LANGUAGE_CODE", None) or settings.LANGUAGE_CODE,
+        "user.timezone": settings.TIME_ZONE,
+    }
+
+
+def host_context(
+    request: HttpRequest, plan: Plan, endpoint: AgentEndpoint, conversation: Conversation | None
+) -> dict[str, Any]:
+    """What the page shares with the agent: the fields it accepts, in its order, within its limit."""
+    control = plan["host-context"]
+    if control.hidden:
+        return {}
+    candidates = host_context_candidates(request, conversation, endpoint)
+    accepted = control.details.get("accepted_fields") or []
+    limit = control.details.get("max_total_bytes")
+    shared: dict[str, Any] = {}
+    for name in accepted:
+        if name not in candidates:
+            continue
+        trial = {**shared, name: candidates[name]}
+        if limit is not None and len(json.dumps(trial).encode()) > limit:
+            break  # the next field would go over the agent's limit: send what fits
+        shared = trial
+    return shared
+
+
+def agui_input(run: Run) -> RunAgentInput:
+    """The conversation so far, and this run's request, as AG-UI wants it."""
+    conversation = run.conversation
+    request = run.request or {}
+    history = list(conversation.messages.order_by("created_at", "id").prefetch_related("attachments"))
+    current = request.get("message_id")
+    # Sealed reasoning goes back on the message it belongs to (REASONING_ENCRYPTED_VALUE's entityId),
+    # or as a reasoning message of its own when that message is not in the history.
+    sealed = {m.remote_id: m for m in history if m.role == Message.Role.REASONING and m.encrypted_value}
+    messages: list[Any] = []
+    for message in history:
+        if message.role == Message.Role.USER:
+            content: Any = message.content
+            if message.pk == current:
+                parts = [content_part(a) for a in message.attachments.all()]
+                if parts:
+                    content = [TextPart(text=message.content), *parts]
+            messages.append(UserMessage(id=f"user-{message.pk}", content=content))
+        elif message.role == Message.Role.ASSISTANT:
+            blob = sealed.pop(message.remote_id, None) if message.remote_id else None
+            messages.append(
+                AssistantMessage(
+                    id=message.remote_id or f"assistant-{message.pk}",
+                    content=message.content,
+                    encrypted_value=blob.encrypted_value if blob else None,
+                )
+            )
+    messages += [
+        ReasoningMessage(id=m.remote_id or f"reasoning-{m.pk}", content="", encrypted_value=m.encrypted_value)
+        for m in sealed.values()
+    ]
+    previous = (
+        conversation.runs.exclude(pk=run.pk).exclude(state__isnull=True).order_by("-created_at").first()
+    )
+    forwarded: dict[str, Any] = {}
+    if request.get("subagent"):
+        # docs/PROTOCOLS.md 1.1: the sub-agent the person chose travels as forwardedProps.subagent.
+        forwarded["subagent"] = request["subagent"]
+    resume = [ResumeEntry.model_validate(entry) for entry in request.get("resume") or []]
+    return RunAgentInput(
+        thread_id=conversation.thread_id,
+        run_id=str(run.id),
+        protocol_version="1.0",
+        messages=messages,
+        state=previous.state if previous else None,
+        tools=[],
+        context=[],
+        forwarded_props=forwarded or None,
+        resume=resume or None,
+    )
+
+
+def content_part(attachment: Attachment) -> Any:
+    source = DataSource(
+        value=base64.b64encode(bytes(attachment.data)).decode(), mime_type=attachment.mime_type
+    )
+    metadata = {"filename": attachment.name, "size": attachment.size}
+    if attachment.mime_type.startswith("image/"):
+        return ImagePart(source=source, metadata=metadata)
+    return DocumentPart(source=source, metadata=metadata)
+
+
+async def external_events(agent: ExternalAgentClient, run: Run) -> AsyncIterator[Any]:
+    """Create the remote conversation and upload files where needed, then send the message."""
+    conversation = run.conversation
+    request = run.request or {}
+    await agent.prepare(
+        stream_profile=request.get("stream_profile") or None,
+        output_module_types=request.get("output_module_types") or None,
+        provider_grounding_display=True,
+    )
+    if not conversation.remote_id:
+        remote = await agent.create_conversation()
+        conversation.remote_id = remote.id
+        await Conversation.objects.filter(pk=conversation.pk).aupdate(remote_id=remote.id)
+    message = await Message.objects.aget(pk=request["message_id"])
+    file_ids = []
+    async for attachment in Attachment.objects.filter(message=message):
+        if not attachment.remote_id:
+            info = await agent.upload_file(
+                bytes(attachment.data), attachment.name, declared_mime_type=attachment.mime_type
+            )
+            attachment.remote_id = info.id
+            await Attachment.objects.filter(pk=attachment.pk).aupdate(remote_id=info.id)
+        file_ids.append(attachment.remote_id)
+    return agent.send_message(
+        conversation.remote_id,
+        message.content,
+        file_ids=file_ids or None,
+        host_context=request.get("host_context") or None,
+    )

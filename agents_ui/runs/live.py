@@ -1,0 +1,254 @@
+"""Live runs: the user's message in, the agent's events out, stored as they arrive.
+
+A run is started by the request that saved the user's message (`start_run`), as a task of the
+server's event loop, so it goes on when the browser disconnects and nothing the agent says is lost.
+Browsers follow it through `LiveRun.subscribe()`; a second tab or a reconnect subscribes again and
+never starts the agent twice. Every event is folded by the SDK's TranscriptBuilder, queued for the
+process's event writer (agents_ui.runs.writer), and the assistant's messages are saved as they
+complete.
+
+One process owns a live run. A page served by another worker, or after a restart, reads the
+event log from the database instead (agents_ui.runs.event_log).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import uuid
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from asgiref.sync import sync_to_async
+from django.utils import timezone
+
+from agents_ui.endpoints import errors
+from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
+from agents_ui.models import AgentEndpoint, Conversation, Message, Run
+from agents_ui.runs.event_log import event_record
+from agents_ui.runs.inputs import agui_input, external_events
+from agents_ui.runs.writer import FLUSH_EVENTS, WriteJob, writer_for_loop
+from agents_ui.sdk import AgentError, ExternalAgentClient
+from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+
+logger = logging.getLogger(__name__)
+
+# An external agent's stream waits while a person decides an approval: allow it that long.
+APPROVAL_WAIT_SECONDS = 900.0
+
+
+@dataclass(eq=False)
+class LiveRun:
+    """A run this process is driving: its transcript so far, and who is watching it."""
+
+    run_id: str
+    protocol: str
+    builder: TranscriptBuilder = field(default_factory=TranscriptBuilder)
+    done: bool = False
+    status: str = Run.Status.RUNNING
+    error: str = ""
+    task: asyncio.Task | None = None
+    conversation: Conversation | None = None
+    _subscribers: set[asyncio.Event] = field(default_factory=set)
+    # (seq, type, JSON text) waiting for the process's writer.
+    _pending: list[tuple[int, str, str]] = field(default_factory=list)
+    _seq: int = 0
+    _saved_messages: set[str] = field(default_factory=set)
+    # Set when a write finds the run stopped by another server process.
+    stopped_elsewhere: bool = False
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.builder.transcript
+
+    def subscribe(self) -> asyncio.Event:
+        """An event set whenever the run changes (and once now, so the first look is immediate)."""
+        changed = asyncio.Event()
+        changed.set()
+        self._subscribers.add(changed)
+        return changed
+
+    def unsubscribe(self, changed: asyncio.Event) -> None:
+        self._subscribers.discard(changed)
+
+    def notify(self) -> None:
+        for changed in self._subscribers:
+            changed.set()
+
+    def apply(self, event: Any, raw: str | None = None) -> None:
+        """Fold one event and queue it for the log (as the agent wrote it, when that text is known)."""
+        self.builder.apply(event)
+        self._seq += 1
+        type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
+        self._pending.append((self._seq, type_[:64], payload))
+        if len(self._pending) == FLUSH_EVENTS:  # once, as the batch fills up
+            writer_for_loop().wake()
+        self.notify()
+
+    def take_batch(self, *, final: bool = False) -> WriteJob | None:
+        """What waits to be written, handed to the process's writer (given back if the write fails)."""
+        events, self._pending = self._pending, []
+        saved = set(self._saved_messages)
+        messages = self._new_messages(self.conversation, final=final)
+        if not events and not messages:
+            return None
+        return WriteJob(self, events, messages, self._seq, saved)
+
+    def give_back(self, job: WriteJob) -> None:
+        """A write failed (SQLite busy past its timeout, a lost connection): keep it all for the next."""
+        self._pending[:0] = job.events
+        self._saved_messages = job.saved_before
+
+    def _new_messages(self, conversation: Conversation, *, final: bool) -> list[Message]:
+        """Assistant messages to save: each once complete, or, at the end, whatever was said."""
+        found = []
+        for message in self.transcript.messages:
+            if message.role != "assistant" or message.id in self._saved_messages:
+                continue
+            if not (message.complete or final) or not message.text:
+                continue
+            self._saved_messages.add(message.id)
+            node = self.transcript.subagent(message.subagent_run_id) if message.subagent_run_id else None
+            found.append(
+                Message(
+                    conversation=conversation,
+                    run_id=self.run_id,
+                    role=Message.Role.ASSISTANT,
+                    remote_id=message.id[:200],
+                    content=message.text,
+                    subagent=(node.name if node else "")[:200],
+                )
+            )
+        if final:
+            for entry in self.transcript.reasoning:
+                key = f"reasoning:{entry.id}"  # the agent may give it its answer's id
+                if entry.encrypted and entry.encrypted_value and key not in self._saved_messages:
+                    self._saved_messages.add(key)
+                    found.append(
+                        Message(
+                            conversation=conversation,
+                            run_id=self.run_id,
+                            role=Message.Role.REASONING,
+                            remote_id=entry.id[:200],
+                            encrypted_value=entry.encrypted_value,
+                        )
+                    )
+        return found
+
+
+LIVE: dict[str, LiveRun] = {}
+
+
+def live_run(run_id: uuid.UUID | str) -> LiveRun | None:
+    return LIVE.get(str(run_id))
+
+
+def start_run(run: Run) -> LiveRun:
+    """Drive a pending run in the background of the current event loop (the server's)."""
+    live = LiveRun(str(run.id), run.conversation.endpoint.protocol)
+    LIVE[live.run_id] = live
+    # A fresh context: the run outlives the request that started it, and must not hold that request's
+    # database thread (its writes go through the process's one writer).
+    live.task = asyncio.get_running_loop().create_task(
+        _drive(run, live), name=f"run-{run.id}", context=contextvars.Context()
+    )
+    return live
+
+
+async def stop_run(run_id: uuid.UUID | str) -> bool:
+    """End a live run: the upstream connection is closed, what was said so far is kept."""
+    live = live_run(run_id)
+    if live is None or live.done or live.task is None:
+        return False
+    live.task.cancel()
+    try:
+        await asyncio.wait_for(asyncio.shield(live.task), timeout=5)
+    except (TimeoutError, asyncio.CancelledError):
+        pass
+    return True
+
+
+async def _drive(run: Run, live: LiveRun) -> None:
+    conversation = live.conversation = run.conversation
+    endpoint = conversation.endpoint
+    writer = writer_for_loop()
+    await Run.objects.filter(pk=run.pk).aupdate(status=Run.Status.RUNNING, started_at=timezone.now())
+    # A MESSAGES_SNAPSHOT repeats earlier answers: they are saved once, with the run that said them.
+    async for role, remote_id in (
+        Message.objects.filter(conversation=conversation)
+        .exclude(remote_id="")
+        .values_list("role", "remote_id")
+    ):
+        live._saved_messages.add(f"reasoning:{remote_id}" if role == Message.Role.REASONING else remote_id)
+    status, error = Run.Status.RUNNING, ""
+    writer.add(live)
+    try:
+        async with streaming_agent_client() as client:
+            agent = sdk_client(endpoint, client)
+            if isinstance(agent, ExternalAgentClient):
+                agent.timeout = httpx.Timeout(
+                    max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
+                )
+                events = await external_events(agent, run)
+            else:
+                events = agent.run_frames(await sync_to_async(agui_input)(run))
+            async with aclosing(events):
+                async for item in events:
+                    event, raw = item if isinstance(item, tuple) else (item, None)
+                    live.apply(event, raw)
+                    if live.stopped_elsewhere:
+                        raise asyncio.CancelledError  # stopped from another server process
+    except asyncio.CancelledError:
+        status, error = Run.Status.CANCELLED, "Stopped. The answer so far is kept."
+    except AgentError as exc:
+        status, error = Run.Status.FAILED, errors.describe(exc)
+        logger.info("run %s failed: %s", run.pk, exc.code)
+    except Exception:
+        logger.exception("run %s failed unexpectedly", run.pk)
+        status, error = Run.Status.FAILED, "Something went wrong while reading the agent's answer."
+    if status == Run.Status.RUNNING:
+        status, error = _final_status(live.transcript)
+    error = endpoint.scrub(error)
+    live.status, live.error = status, error
+    try:
+        writer.discard(live)
+        await writer.write_final(live)
+        await Run.objects.filter(pk=run.pk).aupdate(
+            status=status, error=error, finished_at=timezone.now(), state=_jsonable(live.transcript.state)
+        )
+        await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
+        await _remember_observations(endpoint, live.transcript)
+    finally:
+        live.done = True
+        live.notify()
+        LIVE.pop(live.run_id, None)
+
+
+async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:
+    """Evidence from this run about what the agent does, kept apart from its declaration."""
+    seen = transcript.observed
+    found = {"reasoning": seen.reasoning, "interrupts": seen.interrupts, "state": seen.state_events}
+    found = {key: True for key, value in found.items() if value}
+    if found and not found.items() <= (endpoint.observed or {}).items():
+        observed = {**(endpoint.observed or {}), **found}
+        await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=observed)
+
+
+def _final_status(transcript: Transcript) -> tuple[str, str]:
+    outcome = transcript.outcome
+    if outcome is None:
+        return Run.Status.COMPLETED, ""
+    if outcome.kind == "interrupt" or transcript.pending_approvals:
+        return Run.Status.INTERRUPTED, ""
+    if outcome.kind == "error":
+        return Run.Status.FAILED, outcome.message or "The agent reported an error."
+    if outcome.kind == "cancelled":
+        return Run.Status.CANCELLED, "The agent cancelled the run."
+    return Run.Status.COMPLETED, ""
+
+
+def _jsonable(value: Any) -> Any:
+    return value if isinstance(value, dict | list | str | int | float | bool) or value is None else None

@@ -1,0 +1,194 @@
+"""The process's one writer of run events: every live run's new events, a few times a second.
+
+However many runs stream, the database sees a few transactions a second from one thread and one
+connection, instead of each run competing for SQLite's single write lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import uuid
+import weakref
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from django.db import connection, transaction
+
+from agents_ui.models import Message, Run, RunEvent
+
+logger = logging.getLogger(__name__)
+
+# Events are written to the database at most this often, or when this many are waiting.
+FLUSH_SECONDS = 0.25
+FLUSH_EVENTS = 500
+# The end of a run retries a refused write this many times (1 + 2 + 3 + 4 s apart) before giving up.
+FINAL_WRITE_ATTEMPTS = 5
+
+
+class Batched(Protocol):
+    """A run whose events wait to be written (agents_ui.runs.live.LiveRun)."""
+
+    run_id: str
+    stopped_elsewhere: bool
+
+    def take_batch(self, *, final: bool = False) -> WriteJob | None: ...
+
+    def give_back(self, job: WriteJob) -> None: ...
+
+
+@dataclass
+class WriteJob:
+    live: Batched
+    events: list[tuple[int, str, str]]
+    messages: list[Message]
+    count: int
+    saved_before: set[str]
+
+
+class EventWriter:
+    """One writer per process: every FLUSH_SECONDS, every live run's new events in one transaction.
+
+    However many runs stream, the database sees a few transactions a second from one thread and one
+    connection, instead of each run competing for SQLite's single write lock.
+    """
+
+    def __init__(self) -> None:
+        self.runs: dict[str, Batched] = {}
+        self.lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    def add(self, live: Batched) -> None:
+        self.runs[live.run_id] = live
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._loop(), context=contextvars.Context())
+
+    def discard(self, live: Batched) -> None:
+        self.runs.pop(live.run_id, None)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        while self.runs:
+            try:
+                await asyncio.wait_for(self._wake.wait(), FLUSH_SECONDS)
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            try:
+                await self.write([live.take_batch() for live in list(self.runs.values())])
+            except Exception:
+                logger.warning(
+                    "writing the runs' events failed; they are kept for the next write", exc_info=True
+                )
+
+    async def write(self, jobs: list[WriteJob | None]) -> None:
+        jobs = [job for job in jobs if job is not None]
+        if not jobs:
+            return
+        async with self.lock:  # in order: a run's final write waits for the batch before it
+            try:
+                stopped = await asyncio.get_running_loop().run_in_executor(
+                    _WRITE_THREAD, _write_many, jobs, not self.runs
+                )
+            except Exception:
+                for job in reversed(jobs):
+                    job.live.give_back(job)
+                raise
+        for job in jobs:
+            if job.live.run_id in stopped:
+                job.live.stopped_elsewhere = True
+
+    async def write_final(self, live: Batched) -> None:
+        """The end of a run: everything it said, retried while the database is busy."""
+        for attempt in range(1, FINAL_WRITE_ATTEMPTS + 1):
+            try:
+                await self.write([live.take_batch(final=True)])
+                return
+            except Exception:
+                if attempt == FINAL_WRITE_ATTEMPTS:
+                    raise
+                await asyncio.sleep(attempt)
+
+
+# The writer's own thread, and so its own database connection: requests that open a page or a
+# stream never wait behind a batch of events, and a batch never waits behind them.
+_WRITE_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agents-ui-writer")
+
+_WRITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EventWriter] = weakref.WeakKeyDictionary()
+
+
+def writer_for_loop() -> EventWriter:
+    loop = asyncio.get_running_loop()
+    writer = _WRITERS.get(loop)
+    if writer is None:
+        writer = _WRITERS[loop] = EventWriter()
+    return writer
+
+
+def _write_many(jobs: list[WriteJob], last: bool = False) -> set[str]:
+    """One transaction for every job, a few statements whatever the number of runs and events.
+    Returns the runs found stopped by another server process.
+
+    Statements, not rows, are what this costs: the database driver lets go of Python's GIL for each
+    statement it steps through, and getting it back from a busy event loop can take milliseconds,
+    so a statement per event or per run would make the writer fall behind the agents.
+    """
+    run_field = RunEvent._meta.get_field("run")
+    run_values = {
+        job.live.run_id: run_field.get_db_prep_value(uuid.UUID(job.live.run_id), connection) for job in jobs
+    }
+    rows = [
+        (run_values[job.live.run_id], seq, type_, payload)
+        for job in jobs
+        for seq, type_, payload in job.events
+    ]
+    messages = [message for job in jobs for message in job.messages]
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            for statement, params in _insert_events(rows):
+                cursor.execute(statement, params)
+            if messages:
+                Message.objects.bulk_create(messages)
+            # One UPDATE for every run's count; a run stopped from another process keeps the one it had.
+            # Written by hand: QuerySet.bulk_update builds the same CASE from 500 When() expressions
+            # and takes about 120 ms of Python per batch to compile it, four times a second.
+            cases = " ".join("WHEN %s THEN %s" for _ in jobs)
+            params = [value for job in jobs for value in (run_values[job.live.run_id], job.count)]
+            ids = list(run_values.values())
+            run_table, marks = connection.ops.quote_name(Run._meta.db_table), ", ".join(["%s"] * len(ids))
+            cursor.execute(
+                f"UPDATE {run_table} SET event_count = CASE id {cases} ELSE event_count END "
+                f"WHERE id IN ({marks}) AND status <> %s",
+                [*params, *ids, Run.Status.CANCELLED],
+            )
+            cursor.execute(
+                f"SELECT id FROM {run_table} WHERE id IN ({marks}) AND status = %s",
+                [*ids, Run.Status.CANCELLED],
+            )
+            stopped = cursor.fetchall()
+    except Exception:
+        # The connection may be what failed (a restarted database): the next batch opens a new one.
+        connection.close()
+        raise
+    if last:  # no run left to write for: the connection is not kept open while idle
+        connection.close()
+    return {str(Run._meta.pk.to_python(pk)) for (pk,) in stopped}
+
+
+def _insert_events(rows: list[tuple[Any, int, str, str]]) -> Iterator[tuple[str, list[Any]]]:
+    """Multi-row INSERTs of the event log, each within the database's limit on parameters."""
+    table = connection.ops.quote_name(RunEvent._meta.db_table)
+    per_statement = max(1, min(1000, (connection.features.max_query_params or 4000) // 4))
+    for start in range(0, len(rows), per_statement):
+        chunk = rows[start : start + per_statement]
+        values = ", ".join(["(%s, %s, %s, %s)"] * len(chunk))
+        yield (
+            f"INSERT INTO {table} (run_id, seq, type, payload) VALUES {values}",
+            [value for row in chunk for value in row],
+        )

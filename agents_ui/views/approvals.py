@@ -1,0 +1,193 @@
+"""Approvals: deciding what an agent asked before acting, for both protocols."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import jsonschema
+from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_required
+from django.db import IntegrityError, transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.html import escape
+from django.views.decorators.http import require_POST
+
+from agents_ui.decisions import Plan
+from agents_ui.endpoints import errors
+from agents_ui.endpoints.clients import agent_client, sdk_client
+from agents_ui.endpoints.plans import plan_inputs, user_abilities
+from agents_ui.models import AgentEndpoint, ApprovalRecord, Run
+from agents_ui.runs.history import decided_for, earlier_ids, transcript_of
+from agents_ui.runs.inputs import RunRequest
+from agents_ui.runs.live import start_run
+from agents_ui.sdk import AgentError, ExternalAgentClient
+from agents_ui.views.access import users_run
+from agents_ui.views.run_render import RunView, dom_id, render_run
+
+
+def oob_message(target_id: str, text: str, tone: str = "error") -> str:
+    alert = f'<p class="alert alert-{tone} small">{escape(text)}</p>'
+    return f'<div id="{target_id}" hx-swap-oob="innerHTML">{alert}</div>'
+
+
+@login_required
+@require_POST
+async def decide(request: HttpRequest, run_id: Any) -> HttpResponse:
+    run = await users_run(request, run_id)
+    endpoint = run.conversation.endpoint
+    user = await request.auser()
+    plan = (await plan_inputs(endpoint, await user_abilities(user))).plan()
+    if plan["approvals"].disabled or not await user.ahas_perm("agents_ui.approve_actions"):
+        return HttpResponse(
+            oob_message(f"run-{run.pk}-decision-errors", "You do not have permission to decide this."),
+            status=200,
+        )
+    if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
+        return await _decide_external(request, run, plan, user)
+    return await _decide_interrupts(request, run, plan, user)
+
+
+async def _decide_interrupts(request: HttpRequest, run: Run, plan: Plan, user: Any) -> HttpResponse:
+    """AG-UI: one new run on the same thread whose resume answers every open interrupt at once."""
+    errors_id = f"run-{run.pk}-decision-errors"
+    transcript = await sync_to_async(transcript_of)(run)
+    decided = await sync_to_async(decided_for)(run)
+    open_interrupts = [i for i in transcript.open_interrupts if i.id not in decided]
+    if not open_interrupts:
+        return HttpResponse(oob_message(errors_id, "This request was already decided."))
+    resume, records = [], []
+    view = RunView(run, transcript, plan)
+    by_id = {i["id"]: i for i in view.interrupts()}
+    for interrupt in open_interrupts:
+        choice = request.POST.get(f"decision-{interrupt.id}") or "approve"
+        info = by_id.get(interrupt.id, {})
+        if interrupt.expires_at and _expired(interrupt.expires_at):
+            return HttpResponse(
+                oob_message(errors_id, "This request expired: the agent no longer waits for it.")
+            )
+        if choice == "reject":
+            payload: dict[str, Any] = {"approved": False}
+            decision, edited = ApprovalRecord.Decision.REJECTED, None
+        elif choice == "edit" and info.get("editable"):
+            try:
+                edited = json.loads(request.POST.get(f"edited-{interrupt.id}") or "")
+            except ValueError as exc:
+                return HttpResponse(oob_message(errors_id, f"The edited arguments are not valid JSON: {exc}"))
+            problem = _schema_problem(edited, _edit_schema(interrupt, info))
+            if problem:
+                return HttpResponse(oob_message(errors_id, f"The edited arguments do not fit: {problem}"))
+            payload = {"approved": True, "editedArgs": edited}
+            decision = ApprovalRecord.Decision.APPROVED_WITH_EDITS
+        else:
+            payload, decision, edited = {"approved": True}, ApprovalRecord.Decision.APPROVED, None
+        resume.append({"interruptId": interrupt.id, "status": "resolved", "payload": payload})
+        records.append(
+            ApprovalRecord(
+                run=run, request_id=interrupt.id, tool_name=info.get("tool", "")[:200],
+                arguments=info.get("args") or {}, decision=decision, edited_arguments=edited, decided_by=user,
+            )
+        )  # fmt: skip
+    try:
+        new_run = await sync_to_async(_record_and_resume, thread_sensitive=True)(run, records, resume)
+    except IntegrityError:
+        return HttpResponse(oob_message(errors_id, "This request was already decided."))
+    start_run(new_run)
+    decided = await sync_to_async(decided_for)(run)
+    old = RunView(run, transcript, plan, can_approve=True, decided=decided)
+    html = render_to_string("agents_ui/run.html#approvals", old.context()).replace(
+        ">", ' hx-swap-oob="true">', 1
+    )
+    earlier = await sync_to_async(earlier_ids)(new_run)
+    new_view = RunView(new_run, transcript_of(new_run), plan, can_approve=True, live=True, earlier=earlier)
+    return HttpResponse(render_run(new_view) + html)
+
+
+def _record_and_resume(run: Run, records: list[ApprovalRecord], resume: list[dict[str, Any]]) -> Run:
+    with transaction.atomic():
+        ApprovalRecord.objects.bulk_create(records)
+        new_run = Run.objects.create(
+            conversation=run.conversation, request=RunRequest(kind="resume", resume=tuple(resume)).as_json()
+        )
+    new_run.conversation = run.conversation
+    return new_run
+
+
+def _edit_schema(interrupt: Any, info: dict[str, Any]) -> dict[str, Any] | None:
+    schema = interrupt.response_schema or {}
+    edited = (schema.get("properties") or {}).get("editedArgs")
+    if isinstance(edited, dict):
+        return edited
+    return info.get("schema")
+
+
+def _schema_problem(value: Any, schema: dict[str, Any] | None) -> str:
+    if not schema:
+        return "" if isinstance(value, dict) else "arguments must be a JSON object"
+    try:
+        jsonschema.validate(value, schema)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        return f"{where + ': ' if where else ''}{exc.message}"
+    except jsonschema.SchemaError:
+        return "" if isinstance(value, dict) else "arguments must be a JSON object"
+    return ""
+
+
+def _expired(expires_at: str) -> bool:
+    try:
+        moment = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment <= timezone.now()
+
+
+async def _decide_external(request: HttpRequest, run: Run, plan: Plan, user: Any) -> HttpResponse:
+    """External agents: post the decision while the run's stream waits; the same stream goes on."""
+    approval_id = request.POST.get("approval") or ""
+    transcript = await sync_to_async(transcript_of)(run)
+    approval = transcript.approvals.get(approval_id)
+    if approval is None:
+        raise Http404("No such approval.")
+    errors_id = f"{dom_id('apr', approval_id)}-errors"
+    choice = request.POST.get("decision")
+    if choice not in ("approve", "deny"):
+        return HttpResponse(oob_message(errors_id, "Choose approve or reject."))
+    edited = None
+    view = RunView(run, transcript, plan)
+    info = next((a for a in view.approvals() if a["id"] == approval_id), {})
+    raw_edit = (request.POST.get("edited") or "").strip()
+    if choice == "approve" and raw_edit and raw_edit != info.get("args_json", "").strip():
+        try:
+            edited = json.loads(raw_edit)
+        except ValueError as exc:
+            return HttpResponse(oob_message(errors_id, f"The edited input is not valid JSON: {exc}"))
+        problem = _schema_problem(edited, info.get("schema"))
+        if problem:
+            return HttpResponse(oob_message(errors_id, f"The edited input does not fit: {problem}"))
+    async with agent_client() as client:
+        agent = sdk_client(run.conversation.endpoint, client)
+        assert isinstance(agent, ExternalAgentClient)
+        try:
+            await agent.decide_approval(approval_id, choice, edited_input=edited)
+        except AgentError as exc:
+            return HttpResponse(oob_message(errors_id, errors.describe(exc)))
+    decision = (
+        ApprovalRecord.Decision.REJECTED if choice == "deny"
+        else ApprovalRecord.Decision.APPROVED_WITH_EDITS if edited is not None
+        else ApprovalRecord.Decision.APPROVED
+    )  # fmt: skip
+    try:
+        await ApprovalRecord.objects.acreate(
+            run=run, request_id=approval_id, tool_name=(approval.public_name or "")[:200],
+            arguments=approval.input if isinstance(approval.input, dict) else {},
+            decision=decision, edited_arguments=edited, decided_by=user,
+        )  # fmt: skip
+    except IntegrityError:
+        return HttpResponse(oob_message(errors_id, "This request was already decided."))
+    return HttpResponse(oob_message(errors_id, "Decision sent.", tone="info"))

@@ -1,0 +1,187 @@
+"""The composer: a message (and its files) checked, saved with the run that answers it, and sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.db import OperationalError, transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.html import escape
+from django.views.decorators.http import require_POST
+
+from agents_ui.decisions import Plan
+from agents_ui.endpoints.plans import plan_inputs, user_abilities
+from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
+from agents_ui.runs.history import transcript_of
+from agents_ui.runs.inputs import RunRequest, host_context
+from agents_ui.runs.live import start_run
+from agents_ui.sdk import sniff_mime_type
+from agents_ui.views.access import usable_endpoint, users_conversation
+from agents_ui.views.run_render import RunView, render_run
+from agents_ui.views.workspace import render_workspace
+
+
+class ComposerError(Exception):
+    """Something the person must change before the message can go; the message is kept."""
+
+
+@login_required
+@require_POST
+async def send_message(request: HttpRequest, slug: str) -> HttpResponse:
+    endpoint = await usable_endpoint(request, slug)
+    user = await request.auser()
+    inputs = await plan_inputs(endpoint, await user_abilities(user))
+    plan, discovery = inputs.plan(), inputs.discovery
+    try:
+        if discovery.needs_newer_client:
+            raise ComposerError(
+                f"This agent needs a newer client (SDK {discovery.min_version} or later) and refuses "
+                "messages from this one."
+            )
+        content, files, request_fields = _read_composer(request, plan)
+        try:
+            conversation = await _conversation_for(request, endpoint, user, content)
+            run, message = await sync_to_async(_save_turn, thread_sensitive=True)(
+                conversation, content, files, request_fields, endpoint, plan, request
+            )
+        except OperationalError as exc:  # e.g. SQLite still locked after its busy timeout
+            raise ComposerError(
+                "The server is busy and your message was not sent. It is still here: try again."
+            ) from exc
+    except ComposerError as problem:
+        if request.headers.get("HX-Request"):
+            response = HttpResponse(
+                f'<p class="alert alert-error small" role="alert">{escape(str(problem))}</p>'
+            )
+            response["HX-Retarget"] = "#composer-errors"
+            response["HX-Reswap"] = "innerHTML"
+            return response
+        return await render_workspace(
+            request, endpoint, composer_error=str(problem), typed=request.POST.get("content", ""), status=422
+        )
+    start_run(run)
+    if not request.headers.get("HX-Request"):
+        return redirect(conversation.get_absolute_url())
+    view = RunView(run, transcript_of(run), plan, can_approve=not plan["approvals"].disabled, live=True)
+    html = render_to_string("agents_ui/run.html#user-message", {"message": message}) + render_run(view)
+    html += _composer_oob(conversation)
+    response = HttpResponse(html)
+    response["HX-Push-Url"] = conversation.get_absolute_url()
+    return response
+
+
+def _composer_oob(conversation: Conversation) -> str:
+    """After a send: the composer now belongs to this conversation, and earlier errors go."""
+    html = (
+        '<input type="hidden" name="conversation" id="conversation-id"'
+        f' value="{conversation.pk}" hx-swap-oob="true">'
+    )
+    html += '<div class="transcript-empty" id="transcript-empty" hx-swap-oob="delete"></div>'
+    html += '<div id="composer-errors" hx-swap-oob="innerHTML"></div>'
+    return html
+
+
+def _read_composer(
+    request: HttpRequest, plan: Plan
+) -> tuple[str, list[tuple[str, str, bytes]], dict[str, Any]]:
+    content = (request.POST.get("content") or "").strip()
+    uploads = request.FILES.getlist("attachment")
+    if not content and not uploads:
+        raise ComposerError("Write a message first.")
+    if len(content) > settings.AGENTS_UI_MAX_MESSAGE_CHARS:
+        limit = settings.AGENTS_UI_MAX_MESSAGE_CHARS
+        raise ComposerError(f"The message is {len(content):,} characters long; the limit is {limit:,}.")
+    files = [_checked_upload(upload, plan) for upload in uploads]
+    subagent = request.POST.get("subagent") or ""
+    if subagent:
+        names = {s["name"] for s in plan["subagents"].details.get("subagents") or []}
+        if not plan["subagents"].visible or subagent not in names:
+            raise ComposerError("Choose one of the sub-agents this agent has.")
+    profile = request.POST.get("profile") or ""
+    if profile and profile not in (plan["stream-profile"].details.get("offered") or []):
+        raise ComposerError("Choose one of the stream profiles this agent offers.")
+    return content, files, {"subagent": subagent, "profile": profile}
+
+
+def _checked_upload(upload: Any, plan: Plan) -> tuple[str, str, bytes]:
+    """The server's own check of a file: the browser's check may be missing or bypassed."""
+    control = plan["upload"]
+    name = upload.name or "file"
+    if control.hidden:
+        raise ComposerError("This agent does not take files.")
+    if control.disabled:
+        raise ComposerError("You do not have permission to send files to agents.")
+    limit = control.details.get("max_bytes") or settings.AGENTS_UI_MAX_UPLOAD_BYTES
+    if upload.size == 0:
+        raise ComposerError(f"“{name}” is empty.")
+    if upload.size > limit:
+        label = control.details.get("max_bytes_label") or f"{limit // (1024 * 1024)} MB"
+        raise ComposerError(f"“{name}” is too large: this agent takes files up to {label}.")
+    data = upload.read()
+    mime_type = sniff_mime_type(data, upload.content_type)
+    accept = control.details.get("accept") or []
+    if accept and not any(_mime_matches(mime_type, pattern) for pattern in accept):
+        declared = upload.content_type or "unknown"
+        looks = (
+            f" (its content is {mime_type}, although it is labelled {declared})"
+            if declared != mime_type
+            else ""
+        )
+        raise ComposerError(
+            f"“{name}” is not a type this agent accepts{looks}. It takes: {', '.join(accept)}."
+        )
+    return name, mime_type, data
+
+
+def _mime_matches(mime_type: str, pattern: str) -> bool:
+    if pattern.endswith("/*"):
+        return mime_type.startswith(pattern[:-1])
+    return mime_type == pattern
+
+
+async def _conversation_for(
+    request: HttpRequest, endpoint: AgentEndpoint, user: Any, content: str
+) -> Conversation:
+    conversation_id = request.POST.get("conversation") or ""
+    if conversation_id:
+        return await users_conversation(request, endpoint, conversation_id)
+    title = " ".join(content.split())[:80] or "Files"
+    conversation = await Conversation.objects.acreate(user=user, endpoint=endpoint, title=title)
+    conversation.endpoint = endpoint
+    return conversation
+
+
+def _save_turn(
+    conversation: Conversation,
+    content: str,
+    files: list[tuple[str, str, bytes]],
+    fields: dict[str, Any],
+    endpoint: AgentEndpoint,
+    plan: Plan,
+    request: HttpRequest,
+) -> tuple[Run, Message]:
+    """The user's message and the run that answers it, saved before the agent is called."""
+    with transaction.atomic():
+        message = Message.objects.create(conversation=conversation, role=Message.Role.USER, content=content)
+        for name, mime_type, data in files:
+            Attachment.objects.create(
+                message=message, name=name[:255], mime_type=mime_type, size=len(data), data=data
+            )
+        run_request = RunRequest(
+            message_id=message.pk,
+            subagent=fields["subagent"],
+            stream_profile=fields["profile"] or (plan["stream-profile"].details.get("negotiated") or ""),
+            output_module_types=tuple(plan["structured-output"].details.get("offered_module_types") or ()),
+            host_context=host_context(request, plan, endpoint, conversation),
+        )
+        run = Run.objects.create(conversation=conversation, request=run_request.as_json())
+        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    run.conversation = conversation
+    message = Message.objects.prefetch_related("attachments").get(pk=message.pk)
+    return run, message

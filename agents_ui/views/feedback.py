@@ -1,0 +1,44 @@
+"""Feedback: a person rates an answer; an external agent is told."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.html import escape
+from django.views.decorators.http import require_POST
+
+from agents_ui.endpoints import errors
+from agents_ui.endpoints.clients import agent_client, sdk_client
+from agents_ui.models import AgentEndpoint, Feedback, Message
+from agents_ui.sdk import AgentError
+from agents_ui.views.access import users_run
+
+
+@login_required
+@require_POST
+async def feedback(request: HttpRequest, run_id: Any) -> HttpResponse:
+    run = await users_run(request, run_id)
+    value = request.POST.get("value")
+    remote_id = request.POST.get("message") or ""
+    if value not in ("up", "down"):
+        return HttpResponse('<p class="small muted">Choose 👍 or 👎.</p>')
+    message = await Message.objects.filter(run=run, remote_id=remote_id, role=Message.Role.ASSISTANT).afirst()
+    if message is None:
+        raise Http404("No such message.")
+    user = await request.auser()
+    record, _ = await Feedback.objects.aupdate_or_create(
+        message=message, user=user, defaults={"value": value}
+    )
+    endpoint = run.conversation.endpoint
+    note = "Thanks: marked helpful." if value == "up" else "Thanks: marked not helpful."
+    if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL and run.conversation.remote_id:
+        async with agent_client() as client:
+            agent = sdk_client(endpoint, client)
+            try:
+                await agent.send_interaction(run.conversation.remote_id, remote_id, value)
+                await Feedback.objects.filter(pk=record.pk).aupdate(sent_to_agent=True)
+            except AgentError as exc:
+                note = f"Saved here; the agent did not take it: {errors.describe(exc)}"
+    return HttpResponse(f'<p class="feedback-done small muted" role="status">{escape(note)}</p>')

@@ -1,0 +1,42 @@
+"""Stopping a run: what the agent said so far is kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from agents_ui.models import Run
+from agents_ui.runs.live import stop_run
+from agents_ui.views.access import usable_endpoint, users_conversation, users_run
+
+
+@login_required
+@require_POST
+async def stop(request: HttpRequest, run_id: Any) -> HttpResponse:
+    run = await users_run(request, run_id)
+    stopped = await stop_run(run.pk)
+    if not stopped and run.status not in Run.FINISHED:
+        # Driven by another process, or orphaned by a restart: record the stop; nothing else runs it.
+        await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
+            status=Run.Status.CANCELLED,
+            error="Stopped. The answer so far is kept.",
+            finished_at=timezone.now(),
+        )
+    return HttpResponse(status=204)
+
+
+@login_required
+@require_POST
+async def stop_conversation(request: HttpRequest, slug: str) -> HttpResponse:
+    """The composer's stop button: stop whatever the conversation on the page is running."""
+    endpoint = await usable_endpoint(request, slug)
+    thread = await users_conversation(request, endpoint, request.POST.get("conversation") or "")
+    async for run in Run.objects.filter(
+        conversation=thread, status__in=[Run.Status.PENDING, Run.Status.RUNNING]
+    ):
+        await stop_run(run.pk)
+    return HttpResponse(status=204)

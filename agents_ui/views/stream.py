@@ -1,0 +1,158 @@
+"""Following a run: its transcript as Server-Sent Events of htmx out-of-band fragments."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_required
+from django.db import connections
+from django.http import HttpRequest, StreamingHttpResponse
+from django.utils import timezone
+
+from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
+from agents_ui.models import Run
+from agents_ui.runs.event_log import EventLogReader
+from agents_ui.runs.history import decided_for, earlier_ids
+from agents_ui.runs.live import LiveRun, live_run
+from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+from agents_ui.views.access import users_run
+from agents_ui.views.run_render import RunView, StreamRenderer
+
+# The browser gets at most this many swaps a second per run: a fast agent is coalesced, a slow
+# one still shows each word as it comes.
+MIN_SWAP_INTERVAL = 1 / 30
+POLL_SECONDS = 0.25  # following a run driven by another server process
+ORPHANED = "The server restarted while the agent was answering. What it said until then is kept."
+
+
+def sse_frame(event: str, html: str) -> bytes:
+    data = "\n".join(f"data: {line}" for line in (html.splitlines() or [""]))
+    return f"event: {event}\n{data}\n\n".encode()
+
+
+# The stream's last frame: the page's htmx closes the EventSource on it (sse-close), instead of
+# reconnecting.
+DONE_FRAME = sse_frame("done", "")
+
+
+@login_required
+async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse:
+    """The run as Server-Sent Events of htmx fragments. Following a run never starts it."""
+    run = await users_run(request, run_id)
+    abilities = await user_abilities(await request.auser())
+    inputs = await plan_inputs(run.conversation.endpoint, abilities)
+    decided = await sync_to_async(decided_for)(run)
+    earlier = await sync_to_async(earlier_ids)(run)
+    # A stream may stay open for minutes: it must not hold a database connection meanwhile (the
+    # request's thread keeps its own connection until the response ends).
+    await sync_to_async(connections.close_all)()
+    live = live_run(run.pk)
+    source = live.transcript if live else TranscriptBuilder().transcript
+    view = RunView(
+        run,
+        source,
+        inputs.plan(source.observed),
+        can_approve=abilities.can_approve,
+        decided=decided,
+        earlier=earlier,
+    )
+    renderer = StreamRenderer(view)
+    if live is not None:
+        frames = _follow_live(live, run, view, renderer, inputs)
+    else:
+        frames = _follow_stored(run, view, renderer, inputs)
+    response = EventStreamResponse(frames, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+class EventStreamResponse(StreamingHttpResponse):
+    """Server-Sent Events whose frames are bytes already: served as they come.
+
+    StreamingHttpResponse passes each part through two more async generators on its way to the
+    server (one to turn it into bytes); with hundreds of open streams that is a measurable share
+    of the event loop, for nothing here.
+    """
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        if not self.is_async:  # a middleware replaced the content: Django's way, then
+            return super().__aiter__()
+        return self._iterator
+
+
+async def _follow_live(
+    live: LiveRun, run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs
+) -> AsyncIterator[bytes]:
+    changed = live.subscribe()
+    observed = _observed_key(live.transcript)
+    try:
+        yield sse_frame("update", renderer.first() + renderer.state_fragment())
+        last = time.monotonic()
+        while not live.done:
+            await changed.wait()
+            wait = MIN_SWAP_INTERVAL - (time.monotonic() - last)
+            if wait > 0:
+                await asyncio.sleep(wait)  # coalesce what arrives meanwhile into one swap
+            changed.clear()
+            if live.done:
+                run.status, run.error = live.status, live.error
+            now_observed = _observed_key(live.transcript)
+            if now_observed != observed:
+                observed = now_observed
+                view.plan = inputs.plan(live.transcript.observed)
+                html = renderer.first()
+            else:
+                html = renderer.update()
+            html += renderer.state_fragment()
+            if html:
+                yield sse_frame("update", html)
+                last = time.monotonic()
+        run.status, run.error = live.status, live.error
+        yield sse_frame("update", renderer.update() + renderer.state_fragment())
+    finally:
+        live.unsubscribe(changed)
+    yield DONE_FRAME
+
+
+async def _follow_stored(
+    run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs
+) -> AsyncIterator[bytes]:
+    """A run this process is not driving: read its event log as it grows, until it ends."""
+    endpoint = run.conversation.endpoint
+    log = EventLogReader(run.pk, endpoint.protocol)
+    view.transcript = log.transcript
+    # No event for longer than the agent may stay silent: nobody is driving the run any more
+    # (the server restarted mid-run). Say so, and keep what was said.
+    silence_limit = endpoint.read_timeout + 30
+    first, last_progress = True, time.monotonic()
+    while True:
+        if await sync_to_async(log.read)(limit=5000):
+            last_progress = time.monotonic()
+        status = await Run.objects.filter(pk=run.pk).values_list("status", "error").afirst()
+        if status:
+            run.status, run.error = status
+        if run.status not in Run.FINISHED and time.monotonic() - last_progress > silence_limit:
+            run.status, run.error = Run.Status.FAILED, ORPHANED
+            await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
+                status=run.status, error=run.error, finished_at=timezone.now()
+            )
+        view.plan = inputs.plan(log.transcript.observed)
+        html = renderer.first() if first else renderer.update()
+        html += renderer.state_fragment()
+        first = False
+        if html:
+            yield sse_frame("update", html)
+        if run.status in Run.FINISHED:
+            yield DONE_FRAME
+            return
+        await asyncio.sleep(POLL_SECONDS)
+
+
+def _observed_key(transcript: Transcript) -> tuple[bool, bool, bool]:
+    seen = transcript.observed
+    return seen.reasoning, seen.interrupts, seen.state_events

@@ -1,0 +1,107 @@
+"""An agent's workspace: the controls its plan shows, and a conversation with it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+
+from agents_ui.decisions import CONTROL_NAMES, Plan
+from agents_ui.endpoints.plans import plan_inputs, user_abilities
+from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
+from agents_ui.runs.history import transcript_of
+from agents_ui.runs.inputs import host_context, host_context_candidates
+from agents_ui.runs.live import live_run
+from agents_ui.views.access import usable_endpoint, users_conversation
+from agents_ui.views.htmx import HtmxHttpRequest
+from agents_ui.views.run_render import RunView
+
+
+@login_required
+async def workspace(request: HtmxHttpRequest, slug: str) -> TemplateResponse:
+    endpoint = await usable_endpoint(request, slug)
+    return await render_workspace(request, endpoint)
+
+
+@login_required
+async def conversation(request: HtmxHttpRequest, slug: str, conversation_id: Any) -> TemplateResponse:
+    endpoint = await usable_endpoint(request, slug)
+    thread = await users_conversation(request, endpoint, conversation_id)
+    return await render_workspace(request, endpoint, conversation=thread)
+
+
+async def render_workspace(
+    request: HttpRequest,
+    endpoint: AgentEndpoint,
+    *,
+    conversation: Conversation | None = None,
+    composer_error: str = "",
+    typed: str = "",
+    status: int = 200,
+) -> TemplateResponse:
+    """The page; also what a plain (non-htmx) message refused by the server gets, its words kept."""
+    user = await request.auser()
+    abilities = await user_abilities(user)
+    inputs = await plan_inputs(endpoint, abilities, profile=request.GET.get("profile"))
+    plan, discovery, prepared = inputs.plan(), inputs.discovery, inputs.prepared
+    turns = await sync_to_async(_turns)(conversation, plan, abilities.can_approve) if conversation else []
+    shared = host_context(request, plan, endpoint, conversation)
+    context = {
+        "endpoint": endpoint,
+        "discovery": discovery,
+        "plan": plan,
+        "controls": [plan[name] for name in CONTROL_NAMES],
+        "prepare_error": inputs.prepare_error,
+        "raw_declaration": _pretty(discovery.raw if discovery.raw is not None else discovery.last_known),
+        "raw_negotiation": _pretty(prepared.negotiated.model_dump(mode="json")) if prepared else "",
+        "conversation": conversation,
+        "turns": turns,
+        "running": any(view.live for _, view in turns),
+        "recent": await _recent_conversations(user, endpoint),
+        "composer_error": composer_error,
+        "typed": typed,
+        "shared_context": shared,
+        "withheld_context": sorted(
+            set(host_context_candidates(request, conversation, endpoint)) - set(shared)
+        ),
+    }
+    return TemplateResponse(request, "agents_ui/workspace.html", context, status=status)
+
+
+def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tuple[Message | None, RunView]]:
+    """Each run with the message that started it, oldest first."""
+    runs = list(conversation.runs.order_by("created_at"))
+    messages = {
+        m.pk: m for m in conversation.messages.filter(role=Message.Role.USER).prefetch_related("attachments")
+    }
+    decided: dict[Any, dict[str, ApprovalRecord]] = {}
+    for record in ApprovalRecord.objects.filter(run__conversation=conversation).select_related("decided_by"):
+        decided.setdefault(record.run_id, {})[record.request_id] = record
+    turns = []
+    seen: set[str] = set()
+    for run in runs:
+        run.conversation = conversation
+        live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
+        transcript = transcript_of(run)
+        view = RunView(
+            run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
+            earlier=frozenset(seen),
+        )  # fmt: skip
+        seen.update(m.id for m in transcript.messages)
+        seen.update(transcript.tool_calls)
+        turns.append((messages.get((run.request or {}).get("message_id")), view))
+    return turns
+
+
+async def _recent_conversations(user: Any, endpoint: AgentEndpoint) -> list[Conversation]:
+    return [
+        c async for c in Conversation.objects.filter(user=user, endpoint=endpoint).order_by("-updated_at")[:8]
+    ]
+
+
+def _pretty(data: object) -> str:
+    return json.dumps(data, indent=2, sort_keys=True) if data is not None else ""

@@ -1,0 +1,133 @@
+"""The layers meet one way: no two modules of agents_ui import each other, and the SDK knows no Django."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "agents_ui"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in PACKAGE.rglob("*.py") if "migrations" not in path.parts}
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def imported_names(path: Path, name: str) -> set[str]:
+    """Every module this one imports, anywhere in it (in functions too), as dotted names."""
+    known = set(modules())
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _type_checking_only(node):
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            # `from package import module` imports the module; `from module import name`, the module.
+            submodules = {f"{source}.{alias.name}" for alias in node.names} & known
+            found.update(submodules or {source})
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = modules()
+    return {
+        name: {other for other in imported_names(path, name) if other in known and other != name}
+        for name, path in known.items()
+    }
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return groups
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_third_module():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_graph_sees_imports_inside_functions():
+    graph = import_graph()
+    assert "agents_ui.views.workspace" in graph["agents_ui.views.composer"]
+    assert "agents_ui.endpoints.discovery" in graph["agents_ui.endpoints.plans"]
+
+
+def test_no_two_modules_import_each_other_directly_or_through_others():
+    assert cycles(import_graph()) == []
+
+
+def test_the_sdk_imports_nothing_of_django_nor_of_the_rest_of_the_product():
+    for name, path in modules().items():
+        if not name.startswith("agents_ui.sdk"):
+            continue
+        for imported in imported_names(path, name):
+            assert imported.split(".")[0] != "django", f"{name} imports {imported}"
+            assert not imported.startswith("agents_ui.") or imported.startswith("agents_ui.sdk"), (
+                f"{name} imports {imported}"
+            )
+
+
+def test_importing_the_sdk_loads_no_django():
+    script = "import sys, agents_ui.sdk; print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "[]"
