@@ -31,7 +31,6 @@ class AgentCard:
     badges: list[Badge] = field(default_factory=list)
     filters: list[str] = field(default_factory=list)
     status: StatusLine | None = None
-    html: str = ""  # the rendered card (the catalogue view caches it while nothing on it changes)
 
 
 # Catalogue filters: key -> label. A card carries the keys whose controls its plan shows.

@@ -8,12 +8,13 @@ from typing import Any
 
 import jsonschema
 from asgiref.sync import sync_to_async
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
-from django.http import Http404, HttpRequest, HttpResponse
-from django.template.loader import render_to_string
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
 from django.utils import timezone
-from django.utils.html import escape
 from django.views.decorators.http import require_POST
 
 from agents_ui.decisions import Plan
@@ -26,39 +27,46 @@ from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import start_run
 from agents_ui.sdk import AgentError, ExternalAgentClient
 from agents_ui.views.access import users_run
-from agents_ui.views.run_render import RunView, dom_id, render_run
+from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
+from agents_ui.views.run_render import RunView, dom_id
 
 
-def oob_message(target_id: str, text: str, tone: str = "error") -> str:
-    alert = f'<p class="alert alert-{tone} small">{escape(text)}</p>'
-    return f'<div id="{target_id}" hx-swap-oob="innerHTML">{alert}</div>'
+def _note(request: HtmxHttpRequest, run: Run, target_id: str, text: str, tone: str = "error") -> HttpResponse:
+    """The outcome, in the form's own message area (htmx) or on the page (a plain form post)."""
+    return fragment_or_page(
+        request,
+        "agents_ui/run.html#form-note",
+        {"target_id": target_id, "text": text, "tone": tone},
+        page=run.conversation.get_absolute_url(),
+        note=text,
+        level=messages.ERROR if tone == "error" else messages.INFO,
+    )
 
 
 @login_required
 @require_POST
-async def decide(request: HttpRequest, run_id: Any) -> HttpResponse:
+async def decide(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     run = await users_run(request, run_id)
     endpoint = run.conversation.endpoint
     user = await request.auser()
     plan = (await plan_inputs(endpoint, await user_abilities(user))).plan()
     if plan["approvals"].disabled or not await user.ahas_perm("agents_ui.approve_actions"):
-        return HttpResponse(
-            oob_message(f"run-{run.pk}-decision-errors", "You do not have permission to decide this."),
-            status=200,
+        return _note(
+            request, run, f"run-{run.pk}-decision-errors", "You do not have permission to decide this."
         )
     if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
         return await _decide_external(request, run, plan, user)
     return await _decide_interrupts(request, run, plan, user)
 
 
-async def _decide_interrupts(request: HttpRequest, run: Run, plan: Plan, user: Any) -> HttpResponse:
+async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, user: Any) -> HttpResponse:
     """AG-UI: one new run on the same thread whose resume answers every open interrupt at once."""
     errors_id = f"run-{run.pk}-decision-errors"
     transcript = await sync_to_async(transcript_of)(run)
     decided = await sync_to_async(decided_for)(run)
     open_interrupts = [i for i in transcript.open_interrupts if i.id not in decided]
     if not open_interrupts:
-        return HttpResponse(oob_message(errors_id, "This request was already decided."))
+        return _note(request, run, errors_id, "This request was already decided.")
     resume, records = [], []
     view = RunView(run, transcript, plan)
     by_id = {i["id"]: i for i in view.interrupts()}
@@ -66,9 +74,7 @@ async def _decide_interrupts(request: HttpRequest, run: Run, plan: Plan, user: A
         choice = request.POST.get(f"decision-{interrupt.id}") or "approve"
         info = by_id.get(interrupt.id, {})
         if interrupt.expires_at and _expired(interrupt.expires_at):
-            return HttpResponse(
-                oob_message(errors_id, "This request expired: the agent no longer waits for it.")
-            )
+            return _note(request, run, errors_id, "This request expired: the agent no longer waits for it.")
         if choice == "reject":
             payload: dict[str, Any] = {"approved": False}
             decision, edited = ApprovalRecord.Decision.REJECTED, None
@@ -76,10 +82,10 @@ async def _decide_interrupts(request: HttpRequest, run: Run, plan: Plan, user: A
             try:
                 edited = json.loads(request.POST.get(f"edited-{interrupt.id}") or "")
             except ValueError as exc:
-                return HttpResponse(oob_message(errors_id, f"The edited arguments are not valid JSON: {exc}"))
+                return _note(request, run, errors_id, f"The edited arguments are not valid JSON: {exc}")
             problem = _schema_problem(edited, _edit_schema(interrupt, info))
             if problem:
-                return HttpResponse(oob_message(errors_id, f"The edited arguments do not fit: {problem}"))
+                return _note(request, run, errors_id, f"The edited arguments do not fit: {problem}")
             payload = {"approved": True, "editedArgs": edited}
             decision = ApprovalRecord.Decision.APPROVED_WITH_EDITS
         else:
@@ -94,16 +100,16 @@ async def _decide_interrupts(request: HttpRequest, run: Run, plan: Plan, user: A
     try:
         new_run = await sync_to_async(_record_and_resume, thread_sensitive=True)(run, records, resume)
     except IntegrityError:
-        return HttpResponse(oob_message(errors_id, "This request was already decided."))
+        return _note(request, run, errors_id, "This request was already decided.")
     start_run(new_run)
+    if not request.htmx:
+        return redirect(run.conversation.get_absolute_url())
     decided = await sync_to_async(decided_for)(run)
     old = RunView(run, transcript, plan, can_approve=True, decided=decided)
-    html = render_to_string("agents_ui/run.html#approvals", old.context()).replace(
-        ">", ' hx-swap-oob="true">', 1
-    )
     earlier = await sync_to_async(earlier_ids)(new_run)
     new_view = RunView(new_run, transcript_of(new_run), plan, can_approve=True, live=True, earlier=earlier)
-    return HttpResponse(render_run(new_view) + html)
+    # The new run goes after the old one; the old one's approvals now show what was decided.
+    return TemplateResponse(request, "agents_ui/run.html#decided", {"old": old, "new": new_view})
 
 
 def _record_and_resume(run: Run, records: list[ApprovalRecord], resume: list[dict[str, Any]]) -> Run:
@@ -147,7 +153,7 @@ def _expired(expires_at: str) -> bool:
     return moment <= timezone.now()
 
 
-async def _decide_external(request: HttpRequest, run: Run, plan: Plan, user: Any) -> HttpResponse:
+async def _decide_external(request: HtmxHttpRequest, run: Run, plan: Plan, user: Any) -> HttpResponse:
     """External agents: post the decision while the run's stream waits; the same stream goes on."""
     approval_id = request.POST.get("approval") or ""
     transcript = await sync_to_async(transcript_of)(run)
@@ -157,7 +163,7 @@ async def _decide_external(request: HttpRequest, run: Run, plan: Plan, user: Any
     errors_id = f"{dom_id('apr', approval_id)}-errors"
     choice = request.POST.get("decision")
     if choice not in ("approve", "deny"):
-        return HttpResponse(oob_message(errors_id, "Choose approve or reject."))
+        return _note(request, run, errors_id, "Choose approve or reject.")
     edited = None
     view = RunView(run, transcript, plan)
     info = next((a for a in view.approvals() if a["id"] == approval_id), {})
@@ -166,17 +172,17 @@ async def _decide_external(request: HttpRequest, run: Run, plan: Plan, user: Any
         try:
             edited = json.loads(raw_edit)
         except ValueError as exc:
-            return HttpResponse(oob_message(errors_id, f"The edited input is not valid JSON: {exc}"))
+            return _note(request, run, errors_id, f"The edited input is not valid JSON: {exc}")
         problem = _schema_problem(edited, info.get("schema"))
         if problem:
-            return HttpResponse(oob_message(errors_id, f"The edited input does not fit: {problem}"))
+            return _note(request, run, errors_id, f"The edited input does not fit: {problem}")
     async with agent_client() as client:
         agent = sdk_client(run.conversation.endpoint, client)
         assert isinstance(agent, ExternalAgentClient)
         try:
             await agent.decide_approval(approval_id, choice, edited_input=edited)
         except AgentError as exc:
-            return HttpResponse(oob_message(errors_id, errors.describe(exc)))
+            return _note(request, run, errors_id, errors.describe(exc))
     decision = (
         ApprovalRecord.Decision.REJECTED if choice == "deny"
         else ApprovalRecord.Decision.APPROVED_WITH_EDITS if edited is not None
@@ -189,5 +195,5 @@ async def _decide_external(request: HttpRequest, run: Run, plan: Plan, user: Any
             decision=decision, edited_arguments=edited, decided_by=user,
         )  # fmt: skip
     except IntegrityError:
-        return HttpResponse(oob_message(errors_id, "This request was already decided."))
-    return HttpResponse(oob_message(errors_id, "Decision sent.", tone="info"))
+        return _note(request, run, errors_id, "This request was already decided.")
+    return _note(request, run, errors_id, "Decision sent.", tone="info")

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
-from django.template.loader import get_template
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
+from django.utils.safestring import SafeString
 
-from agents_ui.endpoints.cards import FILTERS, AgentCard, card_for
-from agents_ui.endpoints.discovery import discover, discover_one
-from agents_ui.endpoints.plans import plan_inputs, user_abilities
+from agents_ui.decisions import UserAbilities
+from agents_ui.endpoints.cards import FILTERS, card_for
+from agents_ui.endpoints.discovery import Discovery, discover, discover_one
+from agents_ui.endpoints.memo import Memo
+from agents_ui.endpoints.plans import observations_of, plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint
 from agents_ui.templatetags.agents_ui_tags import ago
 from agents_ui.views.access import usable_endpoint
@@ -20,48 +21,47 @@ from agents_ui.views.htmx import HtmxHttpRequest
 
 @login_required
 async def catalogue(request: HtmxHttpRequest) -> TemplateResponse:
+    return await _catalogue_page(request)
+
+
+async def _catalogue_page(request: HtmxHttpRequest) -> TemplateResponse:
     user = await request.auser()
     endpoints = [e async for e in AgentEndpoint.objects.usable_by(user)]
     discoveries = await discover(endpoints)
     abilities = await user_abilities(user)
-    cards = []
-    for endpoint in endpoints:
-        inputs = await plan_inputs(endpoint, abilities, discovery=discoveries[endpoint.pk], negotiate=False)
-        cards.append(card_for(endpoint, inputs.discovery, inputs.plan()))
-    for card in cards:
-        card.html = _card_html(card, abilities)
+    cards = [await _card(endpoint, discoveries[endpoint.pk], abilities) for endpoint in endpoints]
     return TemplateResponse(request, "agents_ui/catalogue.html", {"cards": cards, "filters": FILTERS})
-
-
-_CARDS: dict[tuple, tuple[str, str]] = {}
-
-
-def _card_html(card: AgentCard, abilities: Any) -> str:
-    """A catalogue card, rendered once while nothing a person reads on it changes (warm and cold
-    catalogues alike); only its exact check time is put in afresh."""
-    endpoint, discovery = card.endpoint, card.discovery
-    key = (
-        endpoint.pk, endpoint.updated_at, discovery.digest, discovery.status, discovery.error,
-        ago(discovery.checked_at), ago(discovery.last_known_at), abilities,
-    )  # fmt: skip
-    checked = f'data-checked="{discovery.checked_at.isoformat()}"'
-    memo = _CARDS.get(key) if discovery.digest else None
-    if memo is None:
-        html = get_template("agents_ui/catalogue.html#agent-card").render({"card": card, "checked": checked})
-        if len(_CARDS) > 4096:
-            _CARDS.clear()
-        _CARDS[key] = (html, checked)
-        return html
-    html, then = memo
-    return html.replace(then, checked, 1)
 
 
 @login_required
 async def catalogue_card(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    """One card, discovered again now (the card's refresh button)."""
+    """One card, discovered again now (the card's refresh link); without htmx, the whole catalogue."""
     endpoint = await usable_endpoint(request, slug)
     discovery = await discover_one(endpoint, refresh=True)
-    abilities = await user_abilities(await request.auser())
+    if not request.htmx:
+        return await _catalogue_page(request)
+    return HttpResponse(await _card(endpoint, discovery, await user_abilities(await request.auser())))
+
+
+# A card is rendered once while nothing a person reads on it changes (a warm catalogue).
+_CARDS = Memo("catalogue cards", size=4096)
+
+
+async def _card(endpoint: AgentEndpoint, discovery: Discovery, abilities: UserAbilities) -> SafeString:
+    """A catalogue card, as HTML."""
+    key = None
+    if discovery.digest:
+        # Everything the card shows: the endpoint as last edited, what its runs showed (kept apart
+        # from edits), the discovery, how long ago it was checked, and what the person may do.
+        key = (
+            endpoint.pk, endpoint.updated_at, observations_of(endpoint), discovery.digest, discovery.status,
+            discovery.error, discovery.checked_at, discovery.last_known_at, ago(discovery.checked_at),
+            ago(discovery.last_known_at), abilities,
+        )  # fmt: skip
+        html = _CARDS.get(key)
+        if html is not None:
+            return html
     inputs = await plan_inputs(endpoint, abilities, discovery=discovery, negotiate=False)
     card = card_for(endpoint, discovery, inputs.plan())
-    return HttpResponse(_card_html(card, abilities))
+    html = render_to_string("agents_ui/catalogue.html#agent-card", {"card": card})
+    return _CARDS.put(key, html) if key is not None else html

@@ -10,10 +10,10 @@ from django.contrib.auth.decorators import login_required
 from django.db import OperationalError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
-from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
 from django.utils import timezone
-from django.utils.html import escape
 from django.views.decorators.http import require_POST
+from django_htmx.http import push_url, reswap, retarget
 
 from agents_ui.decisions import Plan
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
@@ -23,7 +23,8 @@ from agents_ui.runs.inputs import RunRequest, host_context
 from agents_ui.runs.live import start_run
 from agents_ui.sdk import sniff_mime_type
 from agents_ui.views.access import usable_endpoint, users_conversation
-from agents_ui.views.run_render import RunView, render_run
+from agents_ui.views.htmx import HtmxHttpRequest
+from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import render_workspace
 
 
@@ -33,7 +34,8 @@ class ComposerError(Exception):
 
 @login_required
 @require_POST
-async def send_message(request: HttpRequest, slug: str) -> HttpResponse:
+async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """htmx: the message and its live run, appended to the transcript; a plain post: the page."""
     endpoint = await usable_endpoint(request, slug)
     user = await request.auser()
     inputs = await plan_inputs(endpoint, await user_abilities(user))
@@ -55,36 +57,24 @@ async def send_message(request: HttpRequest, slug: str) -> HttpResponse:
                 "The server is busy and your message was not sent. It is still here: try again."
             ) from exc
     except ComposerError as problem:
-        if request.headers.get("HX-Request"):
-            response = HttpResponse(
-                f'<p class="alert alert-error small" role="alert">{escape(str(problem))}</p>'
+        if request.htmx:
+            refusal = TemplateResponse(
+                request, "agents_ui/workspace.html#composer-error", {"composer_error": str(problem)}
             )
-            response["HX-Retarget"] = "#composer-errors"
-            response["HX-Reswap"] = "innerHTML"
-            return response
+            return retarget(reswap(refusal, "innerHTML"), "#composer-errors")
         return await render_workspace(
             request, endpoint, composer_error=str(problem), typed=request.POST.get("content", ""), status=422
         )
     start_run(run)
-    if not request.headers.get("HX-Request"):
+    if not request.htmx:
         return redirect(conversation.get_absolute_url())
     view = RunView(run, transcript_of(run), plan, can_approve=not plan["approvals"].disabled, live=True)
-    html = render_to_string("agents_ui/run.html#user-message", {"message": message}) + render_run(view)
-    html += _composer_oob(conversation)
-    response = HttpResponse(html)
-    response["HX-Push-Url"] = conversation.get_absolute_url()
-    return response
-
-
-def _composer_oob(conversation: Conversation) -> str:
-    """After a send: the composer now belongs to this conversation, and earlier errors go."""
-    html = (
-        '<input type="hidden" name="conversation" id="conversation-id"'
-        f' value="{conversation.pk}" hx-swap-oob="true">'
+    sent = TemplateResponse(
+        request,
+        "agents_ui/workspace.html#sent",
+        {**view.context(), "message": message, "conversation": conversation},
     )
-    html += '<div class="transcript-empty" id="transcript-empty" hx-swap-oob="delete"></div>'
-    html += '<div id="composer-errors" hx-swap-oob="innerHTML"></div>'
-    return html
+    return push_url(sent, conversation.get_absolute_url())
 
 
 def _read_composer(

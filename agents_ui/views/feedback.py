@@ -5,25 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
-from django.utils.html import escape
+from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_POST
 
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import agent_client, sdk_client
-from agents_ui.models import AgentEndpoint, Feedback, Message
+from agents_ui.models import AgentEndpoint, Feedback, Message, Run
 from agents_ui.sdk import AgentError
 from agents_ui.views.access import users_run
+from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
 
 
 @login_required
 @require_POST
-async def feedback(request: HttpRequest, run_id: Any) -> HttpResponse:
+async def feedback(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
+    """htmx: the rating's form becomes a thank-you; a plain post: back to the page, thanked there."""
     run = await users_run(request, run_id)
     value = request.POST.get("value")
     remote_id = request.POST.get("message") or ""
     if value not in ("up", "down"):
-        return HttpResponse('<p class="small muted">Choose 👍 or 👎.</p>')
+        return _answer(request, run, "Choose 👍 or 👎.", done=False)
     message = await Message.objects.filter(run=run, remote_id=remote_id, role=Message.Role.ASSISTANT).afirst()
     if message is None:
         raise Http404("No such message.")
@@ -41,4 +42,14 @@ async def feedback(request: HttpRequest, run_id: Any) -> HttpResponse:
                 await Feedback.objects.filter(pk=record.pk).aupdate(sent_to_agent=True)
             except AgentError as exc:
                 note = f"Saved here; the agent did not take it: {errors.describe(exc)}"
-    return HttpResponse(f'<p class="feedback-done small muted" role="status">{escape(note)}</p>')
+    return _answer(request, run, note)
+
+
+def _answer(request: HtmxHttpRequest, run: Run, note: str, *, done: bool = True) -> HttpResponse:
+    return fragment_or_page(
+        request,
+        "agents_ui/run.html#feedback-note",
+        {"note": note, "done": done},
+        page=run.conversation.get_absolute_url(),
+        note=note,
+    )

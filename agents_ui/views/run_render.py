@@ -9,14 +9,13 @@ writes can run in the page.
 from __future__ import annotations
 
 import hashlib
-import html as html_lib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import nh3
 from django.template.loader import render_to_string
-from django.utils.html import escape
+from django.utils.html import format_html
 from markdown_it import MarkdownIt
 
 from agents_ui.decisions import Plan
@@ -246,8 +245,8 @@ class RunView:
     def state_json(self) -> str:
         return pretty_json(self.transcript.state if self.transcript.state is not None else {})
 
-    def context(self) -> dict[str, Any]:
-        return {"rv": self, "run": self.run, "plan": self.plan}
+    def context(self, **extra: Any) -> dict[str, Any]:
+        return {"rv": self, "run": self.run, "plan": self.plan, **extra}
 
 
 def render_run(view: RunView) -> str:
@@ -275,17 +274,11 @@ class StreamRenderer:
     _seen_plan: Any = None
     _reasoning_shown: bool = False
     _state_revision: int = -1  # the revision the state panel was last looked at
-    swaps: int = 0
 
     def first(self) -> str:
         """Everything, replacing what the page had: the page and the stream may be a moment apart."""
         self._remember_all()
-        self.swaps += 1
-        return self._oob(
-            render_to_string("agents_ui/run.html#run-body", self.view.context()),
-            "outerHTML",
-            f"#{self.view.dom}-body",
-        )
+        return self._swap("run-body", self.view.context())
 
     def update(self) -> str:
         if self._seen == self._now() and self.view.plan is self._seen_plan:
@@ -310,17 +303,14 @@ class StreamRenderer:
         return found
 
     def _append(self, text: str, prefix: str, value: str) -> str:
-        """New characters at the end of a text the browser shows."""
-        target = f"#{self._dom(prefix, value)}-text"
-        return f'<span hx-swap-oob="beforeend:{target}">{html_lib.escape(text)}</span>'
+        """New characters at the end of a text the browser shows (escaped)."""
+        return format_html('<span hx-swap-oob="beforeend:#{}-text">{}</span>', self._dom(prefix, value), text)
 
     def _text_growth(self) -> str | None:
         """The new characters of the texts shown; None when a text appeared that is not shown yet."""
         parts: list[str] = []
         if not self._append_growth(parts):
             return None
-        if parts:
-            self.swaps += 1
         return "".join(parts)
 
     def _append_growth(self, parts: list[str]) -> bool:
@@ -355,10 +345,7 @@ class StreamRenderer:
             if message.complete and message.id in self._text and message.id not in self._complete:
                 self._complete.add(message.id)
                 self._text[message.id] = message.text_length
-                html = render_to_string(
-                    "agents_ui/run.html#message", {**view.context(), "m": view.message_view(message)}
-                )
-                parts.append(self._oob(html, "outerHTML", f"#{self._dom('msg', message.id)}"))
+                parts.append(self._swap("message", view.context(m=view.message_view(message))))
         structural = not self._append_growth(parts)
         for call in transcript.tool_calls.values():
             if call.id in view.earlier:
@@ -369,20 +356,14 @@ class StreamRenderer:
                 structural = True
             elif previous != signature:
                 self._calls[call.id] = signature
-                html = render_to_string(
-                    "agents_ui/run.html#tool-call", {**view.context(), "c": view.call_view(call)}
-                )
-                parts.append(self._oob(html, "outerHTML", f"#{self._dom('call', call.id)}"))
+                parts.append(self._swap("tool-call", view.context(c=view.call_view(call))))
         if not structural:
             for name, signature, partial in self._sections():
                 if self._signatures.get(name) != signature:
                     self._signatures[name] = signature
-                    html = render_to_string(f"agents_ui/run.html#{partial}", view.context())
-                    parts.append(self._oob(html, "outerHTML", f"#{view.dom}-{name}"))
+                    parts.append(self._swap(partial, view.context()))
         if structural:
             return self.first()
-        if parts:
-            self.swaps += 1
         return "".join(parts)
 
     def state_fragment(self) -> str:
@@ -396,7 +377,7 @@ class StreamRenderer:
         if self._signatures.get("state") == signature:
             return ""
         self._signatures["state"] = signature
-        return f'<pre id="state-document" hx-swap-oob="true">{escape(signature)}</pre>'
+        return render_to_string("agents_ui/workspace.html#state-document", {"state": signature, "oob": True})
 
     def _sections(self) -> list[tuple[str, Any, str]]:
         t = self.view.transcript
@@ -436,11 +417,9 @@ class StreamRenderer:
             self._signatures["state"] = state
 
     @staticmethod
-    def _oob(html: str, style: str, selector: str) -> str:
-        if style == "outerHTML":
-            # The fragment's root carries the id: swap it in place of the element with that id.
-            return html.replace(">", ' hx-swap-oob="true">', 1) if html.lstrip().startswith("<") else ""
-        return f'<span hx-swap-oob="{style}:{selector}">{html}</span>'
+    def _swap(partial: str, context: dict[str, Any]) -> str:
+        """A partial of run.html whose root (it carries its id) replaces the element with that id."""
+        return render_to_string(f"agents_ui/run.html#{partial}", {**context, "oob": True})
 
 
 def _subagent_signature(nodes: list[Any]) -> tuple:

@@ -5,18 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
+from django.shortcuts import redirect
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from agents_ui.models import Run
 from agents_ui.runs.live import stop_run
 from agents_ui.views.access import usable_endpoint, users_conversation, users_run
+from agents_ui.views.htmx import HtmxHttpRequest
 
 
 @login_required
 @require_POST
-async def stop(request: HttpRequest, run_id: Any) -> HttpResponse:
+async def stop(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     run = await users_run(request, run_id)
     stopped = await stop_run(run.pk)
     if not stopped and run.status not in Run.FINISHED:
@@ -26,12 +28,12 @@ async def stop(request: HttpRequest, run_id: Any) -> HttpResponse:
             error="Stopped. The answer so far is kept.",
             finished_at=timezone.now(),
         )
-    return HttpResponse(status=204)
+    return _stopped(request, run.conversation.get_absolute_url())
 
 
 @login_required
 @require_POST
-async def stop_conversation(request: HttpRequest, slug: str) -> HttpResponse:
+async def stop_conversation(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """The composer's stop button: stop whatever the conversation on the page is running."""
     endpoint = await usable_endpoint(request, slug)
     thread = await users_conversation(request, endpoint, request.POST.get("conversation") or "")
@@ -39,4 +41,9 @@ async def stop_conversation(request: HttpRequest, slug: str) -> HttpResponse:
         conversation=thread, status__in=[Run.Status.PENDING, Run.Status.RUNNING]
     ):
         await stop_run(run.pk)
-    return HttpResponse(status=204)
+    return _stopped(request, thread.get_absolute_url())
+
+
+def _stopped(request: HtmxHttpRequest, page: str) -> HttpResponse:
+    """htmx: nothing to swap (the run's stream shows the stop); a plain form post: back to the page."""
+    return HttpResponse(status=204) if request.htmx else redirect(page)

@@ -13,7 +13,12 @@ import httpx
 import pytest
 from asgiref.sync import sync_to_async
 
-from agents_ui.endpoints.clients import MAX_REDIRECTS, agent_client, allow_private_addresses
+from agents_ui.endpoints.clients import (
+    MAX_REDIRECTS,
+    agent_client,
+    allow_private_addresses,
+    streaming_agent_client,
+)
 from agents_ui.endpoints.discovery import discover_one
 from agents_ui.sdk import AgUiAgent
 from agents_ui.sdk.guard import AddressRefusedError, refusal_reason
@@ -243,8 +248,9 @@ async def test_credentials_stay_with_the_agent_they_were_meant_for():
 # --- Through the SDK and discovery ------------------------------------------------------------------
 
 
-async def test_the_sdk_reports_a_refusal_as_unreachable_with_the_reason():
-    async with agent_client(allow_private=False) as client:
+@pytest.mark.parametrize("factory", [agent_client, streaming_agent_client])
+async def test_the_sdk_reports_a_refusal_as_unreachable_with_the_reason(factory):
+    async with factory(allow_private=False) as client:
         result = await AgUiAgent("http://10.0.0.5/agent", client=client).discover()
     assert result.status == "unreachable"
     assert "refused: 10.0.0.5 is a private address" in result.error

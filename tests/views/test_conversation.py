@@ -206,3 +206,90 @@ async def test_an_event_stream_serves_its_frames_as_they_are_and_a_replaced_cont
     response.streaming_content = iter(["text, as a middleware might set it"])  # a sync iterator
     with pytest.warns(Warning, match="synchronous iterators"):
         assert [part async for part in response] == [b"text, as a middleware might set it"]
+
+
+REASONING_ANSWER = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+    {"type": "REASONING_START", "messageId": "why1"},
+    {"type": "REASONING_MESSAGE_START", "messageId": "why1", "role": "reasoning"},
+    {"type": "REASONING_MESSAGE_CONTENT", "messageId": "why1", "delta": "Thinking."},
+    {"type": "REASONING_MESSAGE_END", "messageId": "why1"},
+    {"type": "REASONING_END", "messageId": "why1"},
+    *ANSWER[1:],
+]
+
+
+async def test_after_a_run_shows_reasoning_the_catalogue_card_shows_its_badge_on_the_next_load(
+    fake_server,
+):
+    async def handler(exchange):
+        if exchange.request.method == "GET":
+            exchange.respond(200, DECLARATION)  # declares no reasoning
+            return
+        exchange.start_sse()
+        for event in REASONING_ANSWER:
+            await exchange.send(f"data: {json.dumps(event)}\n\n")
+
+    agent = await fake_server(handler)
+    await sync_to_async(make_endpoint)(slug="thinker", base_url=f"{agent.url}/agent")
+    client = HtmxClient()
+    await client.aforce_login(await sync_to_async(make_user)(perms=["view_reasoning"]))
+
+    def card(page) -> str:
+        return page.content.decode().split('data-agent="thinker"')[1].split("</article>")[0]
+
+    assert "Reasoning" not in card(await client.get("/"))
+    await client.post("/agents/thinker/send/", {"content": "Think"})
+    await settle()
+    assert "Reasoning" in card(await client.get("/"))
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+async def test_a_rating_is_a_fragment_for_htmx_and_a_way_back_to_the_page_for_a_plain_form(browser, htmx):
+    await browser.post("/agents/reader/send/", {"content": "Hi"})
+    await settle()
+    run = await Run.objects.select_related("conversation__endpoint").aget()
+    client = browser if htmx else AsyncClient()
+    if not htmx:
+        await client.aforce_login(browser.user)
+    response = await client.post(f"/runs/{run.pk}/feedback/", {"message": "a1", "value": "down"})
+    if htmx:
+        assert response.status_code == 200
+        assert (
+            response.content.decode()
+            == '<p class="feedback-done small muted" role="status">Thanks: marked not helpful.</p>'
+        )
+    else:
+        assert response.status_code == 302
+        assert response["Location"] == run.conversation.get_absolute_url()
+        page = (await client.get(response["Location"])).content.decode()
+        assert "Thanks: marked not helpful." in page
+    assert (await Feedback.objects.aget()).value == "down"
+
+
+async def test_a_plain_form_post_to_decide_or_stop_goes_back_to_the_page(browser):
+    await browser.post("/agents/reader/send/", {"content": "Hi"})
+    await settle()
+    run = await Run.objects.select_related("conversation__endpoint").aget()
+    page = run.conversation.get_absolute_url()
+    plain = AsyncClient()
+    await plain.aforce_login(browser.user)
+    decided = await plain.post(f"/runs/{run.pk}/decide/")
+    assert (decided.status_code, decided["Location"]) == (302, page)
+    assert "This request was already decided." in (await plain.get(page)).content.decode()
+    stopped = await plain.post(f"/runs/{run.pk}/stop/")
+    assert (stopped.status_code, stopped["Location"]) == (302, page)
+    stopped = await plain.post("/agents/reader/stop/", {"conversation": str(run.conversation_id)})
+    assert (stopped.status_code, stopped["Location"]) == (302, page)
+    assert (await browser.post(f"/runs/{run.pk}/stop/")).status_code == 204
+
+
+async def test_an_htmx_decision_with_nothing_open_says_so_in_the_forms_message_area(browser):
+    await browser.post("/agents/reader/send/", {"content": "Hi"})
+    await settle()
+    run = await Run.objects.aget()
+    response = await browser.post(f"/runs/{run.pk}/decide/")
+    assert response.content.decode() == (
+        f'<div id="run-{run.pk}-decision-errors" hx-swap-oob="innerHTML">'
+        '<p class="alert alert-error small">This request was already decided.</p></div>'
+    )

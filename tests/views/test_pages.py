@@ -31,6 +31,16 @@ def test_catalogue_card_is_an_htmx_partial(client):
     assert "<html" not in body
 
 
+def test_a_cards_refresh_link_works_with_and_without_htmx(client):
+    endpoint = make_endpoint(name="Card agent", slug="card-agent")
+    client.force_login(make_user())
+    card = client.get("/").content.decode().split('data-agent="card-agent"')[1].split("</article>")[0]
+    assert 'href="/agents/card-agent/card/"' in card and 'hx-get="/agents/card-agent/card/"' in card
+    page = client.get(f"/agents/{endpoint.slug}/card/")  # without htmx: the whole catalogue, refreshed
+    assert page.status_code == 200 and "<html" in page.content.decode()
+    assert 'data-agent="card-agent"' in page.content.decode()
+
+
 def test_pages_carry_a_nonce_csp_without_unsafe_inline(client):
     client.force_login(make_user())
     response = client.get("/")

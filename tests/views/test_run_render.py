@@ -1,0 +1,70 @@
+"""A run's fragments for the live stream: each one swaps in by its own id, and only its root does."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from ag_ui.core import (
+    StateSnapshotEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallStartEvent,
+)
+
+from agents_ui.decisions import UserAbilities, decide
+from agents_ui.models import Conversation, Run
+from agents_ui.sdk import TranscriptBuilder
+from agents_ui.views.run_render import RunView, StreamRenderer
+from tests.factories import make_endpoint, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def swapped_ids(html: str) -> list[str]:
+    """The ids of the elements marked for an out-of-band swap, in order."""
+    return re.findall(r'<[a-z]+ [^>]*?id="([^"]+)"[^>]*? hx-swap-oob="true"', html)
+
+
+@pytest.fixture
+def stream():
+    conversation = Conversation.objects.create(user=make_user(), endpoint=make_endpoint(), title="t")
+    run = Run.objects.create(conversation=conversation, request={}, status=Run.Status.RUNNING)
+    run.conversation = conversation
+    builder = TranscriptBuilder()
+    return run, builder, StreamRenderer(RunView(run, builder.transcript, decide(user=UserAbilities())))
+
+
+def test_the_first_look_swaps_the_run_body_alone_not_the_parts_inside_it(stream):
+    run, builder, renderer = stream
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    builder.apply(TextMessageContentEvent(message_id="m", delta="Hello"))
+    builder.apply(ToolCallStartEvent(tool_call_id="c", tool_call_name="search"))
+    html = renderer.first()
+    assert swapped_ids(html) == [f"run-{run.pk}-body"]
+    assert html.count("hx-swap-oob") == 1
+    assert f'id="run-{run.pk}-status"' in html and 'data-tool-call="search"' in html
+
+
+def test_a_part_that_changed_is_swapped_by_its_own_id(stream):
+    run, builder, renderer = stream
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    builder.apply(TextMessageContentEvent(message_id="m", delta="<i>Hello"))
+    renderer.first()
+    builder.apply(TextMessageEndEvent(message_id="m"))
+    run.status = Run.Status.COMPLETED
+    html = renderer.update()
+    ids = swapped_ids(html)
+    assert ids[0].startswith("msg-") and f"run-{run.pk}-status" in ids
+    assert html.count("hx-swap-oob") == len(ids)
+    assert "&lt;i&gt;Hello" in html
+
+
+def test_the_state_panel_is_the_workspace_partial_swapped_in_with_the_document_escaped(stream):
+    _, builder, renderer = stream
+    builder.apply(StateSnapshotEvent(snapshot={"step": "<script>"}))
+    html = renderer.state_fragment()
+    assert html.startswith('<pre id="state-document" hx-swap-oob="true">')
+    assert "&lt;script&gt;" in html and "<script>" not in html
+    assert renderer.state_fragment() == ""  # unchanged: nothing to send
