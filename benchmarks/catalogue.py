@@ -211,10 +211,10 @@ async def measure(options, agent_url: str, user) -> dict[str, float]:
 
     def forget() -> None:
         """Cold: no server process knows any declaration (the shared cache and this process's memo)."""
-        from agents_ui.endpoints import memo
+        from agents_ui.endpoints import discovery
 
         cache.clear()
-        memo.forget_all()
+        discovery._RECENT.clear()
 
     forget()
     first, _ = await render(client, options.agents)  # imports, templates, the first snapshots

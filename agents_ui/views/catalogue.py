@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.utils.safestring import SafeString
@@ -34,34 +36,48 @@ async def _catalogue_page(request: HtmxHttpRequest) -> TemplateResponse:
 
 
 @login_required
-async def catalogue_card(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+async def catalogue_card(request: HtmxHttpRequest, slug: str) -> TemplateResponse:
     """One card, discovered again now (the card's refresh link); without htmx, the whole catalogue."""
     endpoint = await usable_endpoint(request, slug)
     discovery = await discover_one(endpoint, refresh=True)
     if not request.htmx:
         return await _catalogue_page(request)
-    return HttpResponse(await _card(endpoint, discovery, await user_abilities(await request.auser())))
+    card = await _card(endpoint, discovery, await user_abilities(await request.auser()))
+    return TemplateResponse(request, "agents_ui/catalogue.html#agent-card", {"card": card})
 
 
-# A card is rendered once while nothing a person reads on it changes (a warm catalogue).
-_CARDS = Memo("catalogue cards", size=4096)
+@dataclass(frozen=True)
+class RenderedCard:
+    """A card as the catalogue lists it: the attributes of its frame, and its body as HTML."""
+
+    slug: str
+    filters: str
+    status: str
+    body: SafeString
+    checked_at: datetime
 
 
-async def _card(endpoint: AgentEndpoint, discovery: Discovery, abilities: UserAbilities) -> SafeString:
-    """A catalogue card, as HTML."""
+# A card's body is rendered once while nothing it shows changes (a warm catalogue, and a cold one
+# whose declarations did not change); the exact check time is on its frame, rendered every time.
+_BODIES = Memo("catalogue cards", size=4096)
+
+
+async def _card(endpoint: AgentEndpoint, discovery: Discovery, abilities: UserAbilities) -> RenderedCard:
     key = None
     if discovery.digest:
-        # Everything the card shows: the endpoint as last edited, what its runs showed (kept apart
+        # Everything the body shows: the endpoint as last edited, what its runs showed (kept apart
         # from edits), the discovery, how long ago it was checked, and what the person may do.
         key = (
             endpoint.pk, endpoint.updated_at, observations_of(endpoint), discovery.digest, discovery.status,
-            discovery.error, discovery.checked_at, discovery.last_known_at, ago(discovery.checked_at),
-            ago(discovery.last_known_at), abilities,
+            discovery.error, ago(discovery.checked_at), ago(discovery.last_known_at), abilities,
         )  # fmt: skip
-        html = _CARDS.get(key)
-        if html is not None:
-            return html
+        found = _BODIES.get(key)
+        if found is not None:
+            return RenderedCard(endpoint.slug, *found, checked_at=discovery.checked_at)
     inputs = await plan_inputs(endpoint, abilities, discovery=discovery, negotiate=False)
     card = card_for(endpoint, discovery, inputs.plan())
-    html = render_to_string("agents_ui/catalogue.html#agent-card", {"card": card})
-    return _CARDS.put(key, html) if key is not None else html
+    frame = (" ".join(card.filters), card.status.key if card.status else "")
+    body = render_to_string("agents_ui/catalogue.html#agent-card-body", {"card": card})
+    if key is not None:
+        _BODIES.put(key, (*frame, body))
+    return RenderedCard(endpoint.slug, *frame, checked_at=discovery.checked_at, body=body)
