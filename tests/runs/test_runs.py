@@ -287,42 +287,6 @@ async def test_the_stream_appends_text_and_replaces_only_what_changed(fake_serve
     assert 'class="msg msg-assistant"' in fragments[-1] or any("msg-text md" in f for f in fragments)
 
 
-def test_a_growing_answer_sends_only_its_new_characters_until_something_else_changes():
-    from ag_ui.core import (
-        TextMessageContentEvent,
-        TextMessageEndEvent,
-        TextMessageStartEvent,
-        ToolCallStartEvent,
-    )
-
-    from agents_ui.sdk import TranscriptBuilder
-    from agents_ui.views.run_render import dom_id
-
-    conversation = Conversation.objects.create(user=make_user(), endpoint=make_endpoint(), title="t")
-    run = Run.objects.create(conversation=conversation, request={}, status=Run.Status.RUNNING)
-    run.conversation = conversation
-    builder = TranscriptBuilder()
-    renderer = StreamRenderer(RunView(run, builder.transcript, decide(user=UserAbilities())))
-    body = f'id="run-{run.pk}-body"'
-    assert body in renderer.first()
-    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
-    assert renderer.update() == ""  # nothing to show yet
-    builder.apply(TextMessageContentEvent(message_id="m", delta="<b>Hi"))
-    assert body in renderer.update()  # its first characters: the body, with the new message
-    builder.apply(TextMessageContentEvent(message_id="m", delta=" & more"))
-    builder.apply(TextMessageContentEvent(message_id="m", delta="!"))
-    target = f"#{dom_id('msg', 'm')}-text"
-    assert renderer.update() == f'<span hx-swap-oob="beforeend:{target}"> &amp; more!</span>'
-    assert renderer.update() == ""
-    run.status = Run.Status.COMPLETED  # the run's status changed: its section is sent again
-    assert f'id="run-{run.pk}-status"' in renderer.update()
-    builder.apply(ToolCallStartEvent(tool_call_id="c", tool_call_name="search"))
-    assert body in renderer.update()  # a new tool call: the body again
-    builder.apply(TextMessageEndEvent(message_id="m"))
-    complete = renderer.update()
-    assert "&lt;b&gt;Hi &amp; more!" in complete and "beforeend" not in complete
-
-
 async def test_decisions_are_recorded_once(fake_server):
     server = await fake_server(capture_agent("starter-agentic_chat.sse"))
     endpoint = await sync_to_async(make_endpoint)(base_url=f"{server.url}/chat")

@@ -16,7 +16,7 @@ from ag_ui.core import (
 from agents_ui.decisions import UserAbilities, decide
 from agents_ui.models import Conversation, Run
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.views.run_render import RunView, StreamRenderer
+from agents_ui.views.run_render import RunView, StreamRenderer, dom_id
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +68,25 @@ def test_the_state_panel_is_the_workspace_partial_swapped_in_with_the_document_e
     assert html.startswith('<pre id="state-document" hx-swap-oob="true">')
     assert "&lt;script&gt;" in html and "<script>" not in html
     assert renderer.state_fragment() == ""  # unchanged: nothing to send
+
+
+def test_a_growing_answer_sends_only_its_new_characters_until_something_else_changes(stream):
+    run, builder, renderer = stream
+    body = f'id="run-{run.pk}-body"'
+    assert body in renderer.first()
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    assert renderer.update() == ""  # nothing to show yet
+    builder.apply(TextMessageContentEvent(message_id="m", delta="<b>Hi"))
+    assert body in renderer.update()  # its first characters: the body, with the new message
+    builder.apply(TextMessageContentEvent(message_id="m", delta=" & more"))
+    builder.apply(TextMessageContentEvent(message_id="m", delta="!"))
+    target = f"#{dom_id('msg', 'm')}-text"
+    assert renderer.update() == f'<span hx-swap-oob="beforeend:{target}"> &amp; more!</span>'
+    assert renderer.update() == ""
+    run.status = Run.Status.COMPLETED  # the run's status changed: its section is sent again
+    assert f'id="run-{run.pk}-status"' in renderer.update()
+    builder.apply(ToolCallStartEvent(tool_call_id="c", tool_call_name="search"))
+    assert body in renderer.update()  # a new tool call: the body again
+    builder.apply(TextMessageEndEvent(message_id="m"))
+    complete = renderer.update()
+    assert "&lt;b&gt;Hi &amp; more!" in complete and "beforeend" not in complete
