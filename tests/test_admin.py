@@ -98,8 +98,8 @@ import httpx  # noqa: E402
 from django.contrib.auth.models import Group  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 
-from agents_ui import admin as endpoint_admin  # noqa: E402
 from agents_ui import discovery  # noqa: E402
+from agents_ui.admin import endpoints as endpoint_admin  # noqa: E402
 from agents_ui.http import agent_http_client  # noqa: E402
 from agents_ui.models import CapabilitySnapshot  # noqa: E402
 
