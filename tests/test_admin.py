@@ -99,7 +99,7 @@ from django.contrib.auth.models import Group  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 
 from agents_ui import discovery  # noqa: E402
-from agents_ui.admin import endpoints as endpoint_admin  # noqa: E402
+from agents_ui.admin import checks  # noqa: E402
 from agents_ui.http import agent_http_client  # noqa: E402
 from agents_ui.models import CapabilitySnapshot  # noqa: E402
 
@@ -136,7 +136,7 @@ def agents(monkeypatch):
     fake = FakeAgents()
     fake.answers[f"{AGENT_URL}/capabilities"] = DECLARATION
     monkeypatch.setattr(discovery, "agent_http_client", fake.client)
-    monkeypatch.setattr(endpoint_admin, "agent_http_client", fake.client)
+    monkeypatch.setattr(checks, "agent_http_client", fake.client)
     return fake
 
 
@@ -444,7 +444,7 @@ def test_user_pages_hide_a_credential_the_agent_echoes_back(admin_client, agents
 def test_messages_scrub_a_credential_an_agent_echoes_back():
     endpoint = make_endpoint(auth_kind="bearer", credential=SECRET)
     found = discovery.Discovery(endpoint.pk, "agui", "unreachable", "", None, error=f"echo {SECRET}")
-    _level, text = endpoint_admin.connection_message(endpoint_admin.ConnectionCheck(endpoint, found, 5))
+    _level, text = checks.connection_message(checks.ConnectionCheck(endpoint, found, 5))
     assert SECRET not in text and "[credential]" in text
 
 

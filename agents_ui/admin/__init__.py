@@ -1,5 +1,19 @@
-"""The admin for agent endpoints, one module per concern."""
+"""The admin for agent endpoints: register, check, compare and govern them.
 
-from agents_ui.admin import endpoints
+Admins are the second kind of user, so this is a product surface: the list says how each agent is
+doing (discovery status and its age, who may use it), actions test and re-discover with messages
+that say what happened, and an endpoint's page has its history of declarations, a diff between any
+two, per-control overrides and a preview of the workspace. The credential is write-only throughout:
+it never appears in a page, a message or a log line.
 
-__all__ = ["endpoints"]
+One module per concern:
+- `forms`: the endpoint's form (the write-only credential, one select per control override);
+- `listing`: what the list shows (discovery status and its age, who may use it) and its filters;
+- `checks`: asking agents now (test connection, re-discover) and the messages that say what happened;
+- `history`: the history of declarations and the diff between two of them;
+- `endpoints`, `snapshots`: the ModelAdmins, which put those together.
+"""
+
+from agents_ui.admin import endpoints, snapshots
+
+__all__ = ["endpoints", "snapshots"]
