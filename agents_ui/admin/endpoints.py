@@ -27,6 +27,9 @@ from agents_ui.admin.forms import OVERRIDE_FIELDS, AgentEndpointForm
 from agents_ui.admin.listing import AccessFilter, DiscoveryStatusFilter, annotate_endpoints, status_html
 from agents_ui.models import AgentEndpoint
 
+# Fields that take a credential in: only for those who may change the endpoint, never read back.
+WRITE_ONLY_FIELDS = frozenset({"credential", "clear_credential"})
+
 
 @admin.register(AgentEndpoint)
 class AgentEndpointAdmin(admin.ModelAdmin):
@@ -99,6 +102,13 @@ class AgentEndpointAdmin(admin.ModelAdmin):
     def get_fieldsets(self, request: HttpRequest, obj: AgentEndpoint | None = None) -> list:
         if obj is None:  # nothing discovered yet for a new endpoint
             return [fs for fs in self.fieldsets if fs[0] != "What it declares"]
+        if not self.has_change_permission(request, obj):
+            # The admin shows every field of a page one may only view as its stored value: the
+            # credential's would be the secret itself. "set" / "not set" is all they see.
+            return [
+                (name, {**options, "fields": [f for f in options["fields"] if f not in WRITE_ONLY_FIELDS]})
+                for name, options in self.fieldsets
+            ]
         return self.fieldsets
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[AgentEndpoint]:
