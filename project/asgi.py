@@ -10,7 +10,9 @@ import os
 
 import django
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from django.core.exceptions import SuspiciousFileOperation
 from django.core.handlers.asgi import ASGIHandler
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
@@ -44,8 +46,19 @@ class AgentsUIASGIHandler(ASGIHandler):
             return False
 
 
+class StaticFilesHandler(ASGIStaticFilesHandler):
+    """Django's static files handler, except that a path leading out of the static folders is "not
+    found": Django raises for it, and the server would answer 500 with a traceback in the log."""
+
+    def serve(self, request: HttpRequest) -> HttpResponse:
+        try:
+            return super().serve(request)
+        except SuspiciousFileOperation as exc:
+            raise Http404("No such static file.") from exc
+
+
 django.setup(set_prefix=False)
-application = ASGIStaticFilesHandler(AgentsUIASGIHandler())
+application = StaticFilesHandler(AgentsUIASGIHandler())
 
 # What is loaded by now (Django, the SDK's models and schemas, templates) lives as long as the
 # process: keep it out of the cyclic garbage collector, so that a collection scans what requests
