@@ -71,3 +71,11 @@ def _forget_discoveries():
     from agents_ui import discovery
 
     discovery._LOCAL.clear()
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache: no discovery, card or failed sign-in of another test."""
+    from django.core.cache import cache
+
+    cache.clear()

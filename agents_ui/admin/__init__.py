@@ -14,6 +14,12 @@ One module per concern:
 - `endpoints`, `snapshots`: the ModelAdmins, which put those together.
 """
 
+from django.contrib import admin
+
 from agents_ui.admin import endpoints, snapshots
+from agents_ui.sign_in import AdminSignInForm
+
+# The admin's sign-in is throttled as the product's is.
+admin.site.login_form = AdminSignInForm
 
 __all__ = ["endpoints", "snapshots"]
