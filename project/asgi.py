@@ -2,10 +2,10 @@
 
 Static files are served by the same application (Django's ASGI static handler, which reads them
 through the finders), so one uvicorn process is the whole product; put a CDN or proxy in front for
-heavy traffic.
+heavy traffic. This module only builds the application: `manage.py serve` serves it, tuned for a
+long-lived process.
 """
 
-import gc
 import os
 
 import django
@@ -59,13 +59,3 @@ class StaticFilesHandler(ASGIStaticFilesHandler):
 
 django.setup(set_prefix=False)
 application = StaticFilesHandler(AgentsUIASGIHandler())
-
-# What is loaded by now (Django, the SDK's models and schemas, templates) lives as long as the
-# process: keep it out of the cyclic garbage collector, so that a collection scans what requests
-# and runs created, not all of it. Young collections are made rarer as well: every event of every
-# open stream allocates, and at the default threshold (2,000) they ran seven times a second. With
-# 500 open streams (benchmarks/many_streams.py) the collector's time fell from 4.5 s to 0.9 s per
-# run, the longest full collection from 515 ms to under 300 ms, and the p99 added latency from
-# 190-341 ms to 140-183 ms.
-gc.freeze()
-gc.set_threshold(50_000, 20, 20)
