@@ -114,10 +114,10 @@ def test_importing_the_application_leaves_the_garbage_collector_alone():
 
 
 def test_the_served_application_is_tuned_once_loaded():
-    code = "import gc; from agents_ui.management.commands.serve import served_application as s; "
+    code = "import gc, sys; from agents_ui.management.commands.serve import served_application as s; "
     code += "app = s(); import project.asgi; print(app is project.asgi.application, gc.get_threshold()[0], "
-    code += "gc.get_freeze_count() > 0)"
-    assert python(code) == "True 50000 True"
+    code += "gc.get_freeze_count() > 0, 'project.urls' in sys.modules)"
+    assert python(code) == "True 50000 True True"
 
 
 def test_serve_runs_uvicorn_with_its_c_loop_and_parser_on_host_and_port(monkeypatch):

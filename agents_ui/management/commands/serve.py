@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+from importlib import import_module
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
@@ -19,8 +20,12 @@ APPLICATION_FACTORY = f"{__name__}:served_application"
 
 def served_application() -> Any:
     """The product's ASGI application, for a process that will serve it until it stops."""
+    from django.conf import settings
+
     from project.asgi import application
 
+    # The URL conf and the views it names, which the first request would load: part of what lasts.
+    import_module(settings.ROOT_URLCONF)
     tune_garbage_collector()
     return application
 
