@@ -25,8 +25,8 @@ class AgentsUIASGIHandler(ASGIHandler):
     """Django's ASGI handler, except that a run's event stream keeps no thread of its own.
 
     Django gives every request a thread for its synchronous parts and keeps it until the response
-    ends: for an event stream that is a thread per open tab for the whole run (about 50 KB of stack
-    each, and one more thread for the GIL to share). An event stream does its synchronous work
+    ends: for an event stream that is a thread per open tab for the whole run (its stack, and one
+    more thread for the GIL to share). An event stream does its synchronous work
     before the first byte (and holds no database connection afterwards), so it uses the process's
     shared thread for that instead, as every request did before per-request threads existed.
     """
