@@ -30,7 +30,7 @@ run: setup
 	$(PY) manage.py ensure_admin
 	$(PY) manage.py setup_demo_agents
 	@echo "Agents UI on http://$(HOST):$(PORT)/  (admin: http://$(HOST):$(PORT)/admin/)"
-	$(VENV)/bin/uvicorn project.asgi:application --host $(HOST) --port $(PORT) --log-level warning
+	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 # Browser tests run in their own pytest process: Playwright's sync API and asyncio tests do not mix.
 test: setup

@@ -4,7 +4,7 @@ Three kinds of process on loopback:
 - a fake AG-UI agent (a raw asyncio HTTP server, its own process) that answers each run with one
   message and then a TEXT_MESSAGE_CONTENT every INTERVAL seconds, each delta holding the wall-clock
   microsecond it was sent, until told to finish (GET /finish);
-- the product: one uvicorn worker serving project.asgi:application as deployed (DEBUG off,
+- the product: one worker of `manage.py serve` (uvicorn), as deployed (DEBUG off,
   benchmarks/settings.py), with a temp SQLite database;
 - this process, the browsers: it signs in once, starts N conversations through
   POST /agents/<slug>/send/ (as the htmx composer does, so every run goes through the product's own
@@ -43,7 +43,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.stream import free_port, setup_django, signed_in_client, wait_for_port  # noqa: E402
+from benchmarks.stream import (  # noqa: E402
+    free_port,
+    serve_arguments,
+    setup_django,
+    signed_in_client,
+    wait_for_port,
+)
 
 TARGET_P99_MS = 100.0
 TARGET_KB_PER_STREAM = 200.0
@@ -456,9 +462,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     if args.settings:  # the product under other settings (another database, other SQLite pragmas)
         env["DJANGO_SETTINGS_MODULE"] = args.settings
-    product = ["-m", "uvicorn", "project.asgi:application", "--host", "127.0.0.1"]
-    product += ["--port", str(product_port)]
-    product += ["--log-level", "warning", "--lifespan", "off", "--backlog", "4096", "--no-access-log"]
+    product = serve_arguments(product_port, "--backlog", "4096")
     profile_path = os.path.join(tmp, "product.prof")
     if args.profile:
         product = ["-m", "cProfile", "-o", profile_path, *product]

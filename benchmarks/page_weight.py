@@ -1,6 +1,6 @@
 """What a browser downloads for the catalogue and a workspace: bytes of HTML, CSS and JavaScript.
 
-The product runs under uvicorn (its own process, a temp SQLite database, the demo agents registered
+The product runs under `manage.py serve` (its own process, a temp SQLite database, the demo agents registered
 against it). This process signs in as a person holding every agents_ui permission (so the
 workspace shows every control its agent allows), fetches each page, then every
 `<script src>` and `<link rel="stylesheet">` the page references, and counts the bytes: as served,
@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.stream import free_port, signed_in_client, wait_for_port  # noqa: E402
+from benchmarks.stream import free_port, serve_arguments, signed_in_client, wait_for_port  # noqa: E402
 
 TARGET_OWN_JS_BYTES = 10 * 1024
 _SCRIPT = re.compile(r"<script\b[^>]*\bsrc=\"([^\"]+)\"", re.I)
@@ -121,8 +121,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     user = make_user("weigher")
     user.user_permissions.set(Permission.objects.filter(content_type__app_label="agents_ui"))
 
-    command = [sys.executable, "-m", "uvicorn", "project.asgi:application", "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--log-level", "warning", "--lifespan", "off", "--no-access-log"]
+    command = [sys.executable, *serve_arguments(port)]
     product = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
     try:
         wait_for_port(port)

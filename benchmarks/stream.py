@@ -2,7 +2,7 @@
 
 Three processes on loopback, one worker each:
 - a fake AG-UI agent that streams N TEXT_MESSAGE_CONTENT deltas as fast as it can (pre-encoded frames);
-- the product (uvicorn serving project.asgi:application) with a temp SQLite database;
+- the product (`manage.py serve`, as deployed) with a temp SQLite database;
 - a bare relay: a raw ASGI app that POSTs to the agent and passes its SSE bytes straight on.
 
 This process is the browser: it signs in, sends a message through POST /agents/<slug>/send/ (as the
@@ -155,6 +155,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def serve_arguments(port: int, *options: str) -> list[str]:
+    """Python's arguments that serve the product on this port as it is deployed (`manage.py serve`)."""
+    return ["manage.py", "serve", "--host", "127.0.0.1", "--port", str(port), *options]
+
+
 def wait_for_port(port: int, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -284,8 +289,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     username, password = make_fixtures(agent_port)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     me = [sys.executable, str(Path(__file__).resolve())]
-    product_cmd = ["-m", "uvicorn", "project.asgi:application", "--host", "127.0.0.1"]
-    product_cmd += ["--port", str(product_port), "--log-level", "warning", "--lifespan", "off"]
+    product_cmd = serve_arguments(product_port)
     profile_path = os.path.join(tmp, "product.prof")
     if args.profile:
         product_cmd = ["-m", "cProfile", "-o", profile_path, *product_cmd]

@@ -2,15 +2,17 @@
 
 Static files are served by the same application (Django's ASGI static handler, which reads them
 through the finders), so one uvicorn process is the whole product; put a CDN or proxy in front for
-heavy traffic.
+heavy traffic. This module only builds the application: `manage.py serve` serves it, tuned for a
+long-lived process.
 """
 
-import gc
 import os
 
 import django
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from django.core.exceptions import SuspiciousFileOperation
 from django.core.handlers.asgi import ASGIHandler
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
@@ -23,8 +25,8 @@ class AgentsUIASGIHandler(ASGIHandler):
     """Django's ASGI handler, except that a run's event stream keeps no thread of its own.
 
     Django gives every request a thread for its synchronous parts and keeps it until the response
-    ends: for an event stream that is a thread per open tab for the whole run (about 50 KB of stack
-    each, and one more thread for the GIL to share). An event stream does its synchronous work
+    ends: for an event stream that is a thread per open tab for the whole run (its stack, and one
+    more thread for the GIL to share). An event stream does its synchronous work
     before the first byte (and holds no database connection afterwards), so it uses the process's
     shared thread for that instead, as every request did before per-request threads existed.
     """
@@ -44,15 +46,16 @@ class AgentsUIASGIHandler(ASGIHandler):
             return False
 
 
-django.setup(set_prefix=False)
-application = ASGIStaticFilesHandler(AgentsUIASGIHandler())
+class StaticFilesHandler(ASGIStaticFilesHandler):
+    """Django's static files handler, except that a path leading out of the static folders is "not
+    found": Django raises for it, and the server would answer 500 with a traceback in the log."""
 
-# What is loaded by now (Django, the SDK's models and schemas, templates) lives as long as the
-# process: keep it out of the cyclic garbage collector, so that a collection scans what requests
-# and runs created, not all of it. Young collections are made rarer as well: every event of every
-# open stream allocates, and at the default threshold (2,000) they ran seven times a second. With
-# 500 open streams (benchmarks/many_streams.py) the collector's time fell from 4.5 s to 0.9 s per
-# run, the longest full collection from 515 ms to under 300 ms, and the p99 added latency from
-# 190-341 ms to 140-183 ms.
-gc.freeze()
-gc.set_threshold(50_000, 20, 20)
+    def serve(self, request: HttpRequest) -> HttpResponse:
+        try:
+            return super().serve(request)
+        except SuspiciousFileOperation as exc:
+            raise Http404("No such static file.") from exc
+
+
+django.setup(set_prefix=False)
+application = StaticFilesHandler(AgentsUIASGIHandler())

@@ -123,6 +123,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
+# Failed sign-ins allowed per account and per client address within the window (seconds), after
+# which sign-ins for that account or from that address wait for the lock (seconds): agents_ui/sign_in.py.
+AGENTS_UI_SIGN_IN_FAILURES_PER_ACCOUNT = int(os.environ.get("AGENTS_UI_SIGN_IN_FAILURES_PER_ACCOUNT", "5"))
+AGENTS_UI_SIGN_IN_FAILURES_PER_ADDRESS = int(os.environ.get("AGENTS_UI_SIGN_IN_FAILURES_PER_ADDRESS", "20"))
+AGENTS_UI_SIGN_IN_WINDOW = int(os.environ.get("AGENTS_UI_SIGN_IN_WINDOW", str(15 * 60)))
+AGENTS_UI_SIGN_IN_LOCK = int(os.environ.get("AGENTS_UI_SIGN_IN_LOCK", str(15 * 60)))
 LOGIN_REDIRECT_URL = "catalogue"
 LOGOUT_REDIRECT_URL = "login"
 

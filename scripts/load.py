@@ -4,7 +4,7 @@
     .venv/bin/python scripts/load.py --workers 2 --postgres
     .venv/bin/python scripts/load.py --conversations 10 --seconds 5   # a quick smoke
 
-It starts the product (uvicorn) on a free port with a fresh database, registers the demo agents,
+It starts the product (`manage.py serve`) on a free port with a fresh database, registers the demo agents,
 creates users, and runs each conversation as a person would: sign in, open the workspace, send a
 message through the composer, follow the run's live stream until "done", think, send the next.
 Every few turns the person starts a new conversation. When the time is up, no new message is sent,
@@ -159,9 +159,8 @@ class Uvicorn:
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = logfile.open("w")
         command = [
-            sys.executable, "-m", "uvicorn", "project.asgi:application", "--host", "127.0.0.1",
-            "--port", str(self.port), "--workers", str(workers), "--log-level", "warning",
-            "--timeout-graceful-shutdown", "10", "--no-access-log",
+            sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+            "--workers", str(workers), "--timeout-graceful-shutdown", "10",
         ]  # fmt: skip
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT

@@ -3,7 +3,7 @@
     .venv/bin/python scripts/reliability.py            # what `make reliability` runs
     .venv/bin/python scripts/reliability.py --quick    # a short load, for a first look
 
-1. The fault suite (tests/test_faults.py): every fault of agents_ui.faults driven through the product.
+1. The fault suite (tests/test_faults.py): every fault of tests/support/fault_agent.py, through the product.
 2. The bad-input suites (tests/test_bad_input.py, and tests/e2e/test_bad_input.py in a real browser).
 3. scripts/load.py twice: one uvicorn worker on SQLite, then two workers on PostgreSQL (a throwaway
    cluster; PostgreSQL is installed with apt-get when missing and this runs as root).

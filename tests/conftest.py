@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agents_ui.threaded_server import ThreadedUvicorn
 from tests.sdk.fakes import FakeServer, Handler
+from tests.support.live_server import LiveASGIServer
 
 # Real AG-UI streams captured from servers we did not write.
 CAPTURES = Path(__file__).resolve().parent / "fixtures" / "agui-captures"
@@ -17,18 +17,6 @@ CAPTURES = Path(__file__).resolve().parent / "fixtures" / "agui-captures"
 # Browser tests need their own process (Playwright's sync API breaks asyncio tests that share one):
 # `pytest` runs everything else, `AGENTS_UI_E2E=1 pytest tests/e2e` runs them (see the Makefile).
 collect_ignore_glob = [] if os.environ.get("AGENTS_UI_E2E") else ["e2e/*"]
-
-
-class LiveASGIServer(ThreadedUvicorn):
-    """uvicorn serving the project's ASGI application from a thread, so streaming really streams.
-
-    It runs in this process, so it sees the test database (a file, see project.test_settings).
-    """
-
-    def __init__(self) -> None:
-        from project.asgi import application
-
-        super().__init__(application)
 
 
 @pytest.fixture(scope="session")
@@ -71,3 +59,11 @@ def _forget_discoveries():
     from agents_ui.endpoints import memo
 
     memo.forget_all()
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache: no discovery, card or failed sign-in of another test."""
+    from django.core.cache import cache
+
+    cache.clear()

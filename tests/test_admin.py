@@ -98,7 +98,7 @@ import httpx  # noqa: E402
 from django.contrib.auth.models import Group  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 
-from agents_ui import admin as endpoint_admin  # noqa: E402
+from agents_ui.admin import checks  # noqa: E402
 from agents_ui.endpoints import discovery  # noqa: E402
 from agents_ui.endpoints.clients import agent_client  # noqa: E402
 from agents_ui.models import CapabilitySnapshot  # noqa: E402
@@ -136,7 +136,7 @@ def agents(monkeypatch):
     fake = FakeAgents()
     fake.answers[f"{AGENT_URL}/capabilities"] = DECLARATION
     monkeypatch.setattr(discovery, "streaming_agent_client", fake.client)
-    monkeypatch.setattr(endpoint_admin, "agent_client", fake.client)
+    monkeypatch.setattr(checks, "agent_client", fake.client)
     return fake
 
 
@@ -364,6 +364,7 @@ def every_page(client, endpoint) -> list:
         client.post(f"/admin/agents_ui/agentendpoint/{pk}/test-connection/", follow=True),
         client.post(f"/admin/agents_ui/agentendpoint/{pk}/rediscover/", follow=True),
         client.get(f"/admin/agents_ui/agentendpoint/{pk}/history-of-declarations/"),
+        client.get(f"/admin/agents_ui/agentendpoint/{pk}/history/"),
         client.get("/admin/agents_ui/capabilitysnapshot/"),
     ]
     responses += [
@@ -420,6 +421,56 @@ def test_the_credential_is_in_no_response_body_and_no_log_line(admin_client, age
     assert {r.headers["x-api-key"] for r in agents.seen} == {SECRET}
 
 
+def staff_with(*codenames: str):
+    from django.contrib.auth.models import Permission
+
+    user = make_user(staff=True)
+    user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
+    return user
+
+
+@pytest.mark.parametrize(
+    ("who", "may_change"),
+    [
+        (lambda: staff_with("view_agentendpoint"), False),
+        (lambda: staff_with("view_agentendpoint", "change_agentendpoint"), True),
+        (lambda: make_user(superuser=True), True),
+    ],
+    ids=["view-only staff", "staff who may change", "superuser"],
+)
+def test_the_change_page_says_whether_a_credential_is_set_and_never_shows_it(
+    client, agents, keyed_endpoint, who, may_change
+):
+    client.force_login(who())
+    change = f"/admin/agents_ui/agentendpoint/{keyed_endpoint.pk}/change/"
+    page = client.get(change)
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert SECRET not in html
+    stored = re.search(r'class="form-row[^"]*field-credential_status.*?</div>\s*</div>', html, re.S)
+    assert stored and ">set<" in stored.group(0)
+    preview = client.get(f"/agents/{keyed_endpoint.slug}/?preview=1")
+    assert preview.status_code == 200 and SECRET not in preview.content.decode()
+    # Those who may change it can replace it (an empty box) or clear it; nobody else sees either.
+    assert ('name="credential"' in html) is may_change
+    assert ('name="clear_credential"' in html) is may_change
+    if may_change:
+        assert re.search(r'<input type="password" name="credential"[^>]*>', html)
+        assert "value=" not in re.search(r'<input type="password" name="credential"[^>]*>', html).group(0)
+    if may_change:  # replaced: the new one is no more visible than the old, nor in the change history
+        rotated = "rotated-token-never-shown"
+        form = add_form(
+            name=keyed_endpoint.name, slug=keyed_endpoint.slug, base_url=AGENT_URL, auth_kind="header",
+            auth_header_name="X-Api-Key", credential=rotated,
+        )  # fmt: skip
+        assert client.post(change, form).status_code == 302
+        keyed_endpoint.refresh_from_db()
+        assert keyed_endpoint.credential == rotated
+        for url in (change, f"/admin/agents_ui/agentendpoint/{keyed_endpoint.pk}/history/"):
+            html = client.get(url).content.decode()
+            assert rotated not in html and SECRET not in html, url
+
+
 def test_admin_pages_hide_a_credential_the_agent_echoes_back(admin_client, agents, keyed_endpoint):
     capabilities = f"{AGENT_URL}/capabilities"
     agents.answers[capabilities] = httpx.Response(
@@ -444,7 +495,7 @@ def test_user_pages_hide_a_credential_the_agent_echoes_back(admin_client, agents
 def test_messages_scrub_a_credential_an_agent_echoes_back():
     endpoint = make_endpoint(auth_kind="bearer", credential=SECRET)
     found = discovery.Discovery(endpoint.pk, "agui", "unreachable", "", None, error=f"echo {SECRET}")
-    _level, text = endpoint_admin.connection_message(endpoint_admin.ConnectionCheck(endpoint, found, 5))
+    _level, text = checks.connection_message(checks.ConnectionCheck(endpoint, found, 5))
     assert SECRET not in text and "[credential]" in text
 
 

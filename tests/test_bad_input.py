@@ -27,10 +27,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import AsyncClient, Client
 
 from agents_ui.endpoints.discovery import discover_one
-from agents_ui.faults import PAYLOADS, FaultAgentServer
 from agents_ui.models import ApprovalRecord, Attachment, Conversation, Message, Run
 from agents_ui.runs.live import LIVE
 from tests.factories import make_endpoint, make_user
+from tests.support.fault_agent import PAYLOADS, FaultAgentServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,4 +1,4 @@
-"""Agents that misbehave: every fault of agents_ui.faults driven through the product as a person would.
+"""Agents that misbehave: every fault of tests/support/fault_agent.py, met as a person would meet it.
 
 For each fault: the person sees a clear message in place (on the live stream, which ends with
 "done"), the run is marked with the reason, their message and what the agent said before the fault
@@ -18,10 +18,10 @@ from django.core.cache import cache
 from django.test import AsyncClient
 
 from agents_ui.endpoints.discovery import discover_one
-from agents_ui.faults import SAID_BEFORE, FaultAgentServer
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot, Message, Run, RunEvent
 from agents_ui.runs.live import LIVE
 from tests.factories import make_endpoint, make_user
+from tests.support.fault_agent import SAID_BEFORE, FaultAgentServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

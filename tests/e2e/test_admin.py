@@ -131,3 +131,39 @@ def test_admin_registers_tests_rediscovers_compares_and_overrides(admin_page: Pa
     # Nobody else can open it yet: without ?preview it is not found, even for the admin.
     response = page.goto(f"{live_url}/agents/workshop-tools/")
     assert response is not None and response.status == 404
+
+
+def sign_in_to_admin(page: Page, live_url: str, username: str, password: str) -> None:
+    page.goto(f"{live_url}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+
+
+def test_staff_who_may_only_view_see_that_a_credential_is_set_and_nothing_more(page: Page, live_url):
+    from django.contrib.auth.models import Permission
+
+    secret = "e2e-secret-token-never-shown"
+    endpoint = AgentEndpoint.objects.create(
+        name="Keyed", slug="keyed", protocol="agui", base_url="http://93.184.216.34/agent",
+        auth_kind="bearer", credential=secret,
+    )  # fmt: skip
+    viewer = make_user(staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_agentendpoint"))
+    sign_in_to_admin(page, live_url, viewer.username, PASSWORD)
+    page.goto(f"{live_url}/admin/agents_ui/agentendpoint/{endpoint.pk}/change/")
+    expect(page.locator(".field-credential_status .readonly")).to_have_text("set")
+    expect(page.locator("[name=credential], [name=clear_credential]")).to_have_count(0)
+    assert secret not in page.content()
+
+
+def test_the_admin_sign_in_locks_an_account_after_five_failures_and_says_so(page: Page, live_url):
+    user = make_user("locked-admin", superuser=True)
+    for _ in range(5):
+        sign_in_to_admin(page, live_url, user.username, "not the password")
+        expect(page.locator(".errornote")).to_contain_text("correct username and password")
+    sign_in_to_admin(page, live_url, user.username, PASSWORD)
+    expect(page.locator(".errornote")).to_have_text(
+        "Too many failed sign-ins for this account. Try again in 15 minutes."
+    )
+    expect(page.locator("#user-tools")).to_have_count(0)  # not signed in

@@ -15,9 +15,9 @@ import pytest
 from django.core.cache import cache
 from playwright.sync_api import Page, expect
 
-from agents_ui.faults import PAYLOADS, FaultAgentServer
 from agents_ui.models import AgentEndpoint, Message, Run
 from tests.factories import make_endpoint, make_user
+from tests.support.fault_agent import PAYLOADS, FaultAgentServer
 
 pytestmark = pytest.mark.e2e
 

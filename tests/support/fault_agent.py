@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs
 
-from agents_ui.threaded_server import ThreadedUvicorn
+from tests.support.live_server import ThreadedUvicorn
 
 __all__ = [
     "FAULTS",

@@ -1,7 +1,7 @@
 """uvicorn serving an ASGI application from a thread of this process, on a free loopback port.
 
-Tests and the fault agent (agents_ui.faults) use it: the server shares the process (and so the test
-database) and, unlike a WSGI live server, streams responses as they are written.
+Tests and the fault agent (tests/support/fault_agent.py) use it: the server shares the process (and
+so the test database) and, unlike a WSGI live server, streams responses as they are written.
 """
 
 from __future__ import annotations
@@ -40,3 +40,15 @@ class ThreadedUvicorn:
         self._server.should_exit = True
         self._thread.join(timeout=5)
         self._sock.close()
+
+
+class LiveASGIServer(ThreadedUvicorn):
+    """The product's ASGI application served from a thread, so streaming really streams.
+
+    It runs in this process, so it sees the test database (a file, see project.test_settings).
+    """
+
+    def __init__(self) -> None:
+        from project.asgi import application
+
+        super().__init__(application)

@@ -1,0 +1,86 @@
+"""The endpoint's admin form: a write-only credential and one override select per control."""
+
+from __future__ import annotations
+
+from django import forms
+
+from agents_ui.decisions import CONTROL_LABELS, CONTROL_NAMES
+from agents_ui.models import AgentEndpoint
+
+OVERRIDE_CHOICES = [
+    ("", "Follow the agent"),
+    ("hide", "Force hidden"),
+    ("allow", "Allow where not declared"),
+]
+# The identity card is always shown (decisions.py), so it has nothing to override.
+OVERRIDABLE_CONTROLS: tuple[str, ...] = tuple(name for name in CONTROL_NAMES if name != "identity")
+
+
+def override_field_name(control: str) -> str:
+    return f"override_{control.replace('-', '_')}"
+
+
+OVERRIDE_FIELDS: tuple[str, ...] = tuple(override_field_name(name) for name in OVERRIDABLE_CONTROLS)
+
+
+def _with_override_fields(form_class: type[forms.ModelForm]) -> type[forms.ModelForm]:
+    """Declare one select per control, from the decision module's list, so a new control gets one.
+
+    Declared on the class (not in __init__) because the admin builds its form from the fieldsets
+    and only accepts names the form class declares.
+    """
+    for control in OVERRIDABLE_CONTROLS:
+        field = forms.ChoiceField(
+            label=CONTROL_LABELS[control], choices=OVERRIDE_CHOICES, required=False, initial=""
+        )
+        form_class.base_fields[override_field_name(control)] = field
+        form_class.declared_fields[override_field_name(control)] = field
+    return form_class
+
+
+@_with_override_fields
+class AgentEndpointForm(forms.ModelForm):
+    """The credential is write-only: never rendered back, kept when left empty, cleared on request."""
+
+    credential = forms.CharField(
+        label="Credential",
+        required=False,
+        strip=True,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
+        help_text="The bearer token or header value. Write-only: leave empty to keep the current one.",
+    )
+    clear_credential = forms.BooleanField(label="Remove the stored credential", required=False)
+
+    class Meta:
+        model = AgentEndpoint
+        fields = [
+            "name", "slug", "description", "protocol", "enabled", "base_url", "discovery_url",
+            "connect_timeout", "read_timeout", "auth_kind", "auth_header_name", "allowed_groups",
+        ]  # fmt: skip
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        current = self.instance.overrides or {}
+        for control in OVERRIDABLE_CONTROLS:
+            name = override_field_name(control)
+            if name in self.fields and current.get(control) in {"hide", "allow"}:
+                self.initial[name] = current[control]
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        new_credential = cleaned.get("credential")
+        if cleaned.get("clear_credential"):
+            cleaned["credential"] = ""
+        elif not new_credential:
+            cleaned["credential"] = self.instance.credential if self.instance.pk else ""
+        kind = cleaned.get("auth_kind")
+        if kind and kind != AgentEndpoint.AuthKind.NONE and not cleaned.get("credential"):
+            self.add_error("credential", "Enter the credential for this kind of authentication.")
+        if any(name in self.fields for name in OVERRIDE_FIELDS):
+            # Only known controls with a real choice are stored: "follow the agent" is no entry.
+            self.instance.overrides = {
+                control: cleaned[override_field_name(control)]
+                for control in OVERRIDABLE_CONTROLS
+                if cleaned.get(override_field_name(control)) in {"hide", "allow"}
+            }
+        return cleaned
