@@ -19,8 +19,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from pydantic import ValidationError
 
-from agents_ui.demo.agui_agents import AGUI_AGENTS, AgUiDemoAgent, run_agent, upgrade_legacy_parts
-from agents_ui.demo.external_agents import EXTERNAL_AGENTS, AgentError, ExternalDemoAgent, invalid
+from agents_ui.demo.agui.base import AGUI_AGENTS, AgUiDemoAgent, run_agent, upgrade_legacy_parts
+from agents_ui.demo.external.base import EXTERNAL_AGENTS, AgentError, ExternalDemoAgent, invalid
 from agents_ui.demo.registry import DEMO_AGENTS_BY_SLUG
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from agents_ui.demo import agui_agents, external_agents
+from agents_ui.demo.agui import base as agui_agents
+from agents_ui.demo.external import base as external_agents
 
 SDK_HEADERS = {"X-Agent-SDK-Version": "1.0.0"}
 

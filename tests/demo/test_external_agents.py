@@ -14,7 +14,7 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from agents_ui.demo import external_agents
+from agents_ui.demo.external import base as external_agents
 from agents_ui.sdk import (
     SDK_VERSION,
     ApprovalAlreadyDecidedError,

@@ -14,7 +14,8 @@ import pytest
 from django.core.cache import cache
 from playwright.sync_api import Page, expect
 
-from agents_ui.demo import agui_agents, external_agents
+from agents_ui.demo.agui import base as agui_agents
+from agents_ui.demo.external import base as external_agents
 from agents_ui.demo.registry import register_demo_agents
 from agents_ui.models import Feedback, Message, Run, RunEvent
 from tests.factories import make_user
