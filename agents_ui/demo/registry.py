@@ -6,6 +6,20 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from agents_ui.demo.agui.base import AgUiDemoAgent
+from agents_ui.demo.agui.cipher import Cipher
+from agents_ui.demo.agui.document_reviewer import DocumentReviewer
+from agents_ui.demo.agui.legacy import Legacy
+from agents_ui.demo.agui.operations import Operations
+from agents_ui.demo.agui.orchestrator import Orchestrator
+from agents_ui.demo.agui.planner import Planner
+from agents_ui.demo.agui.research_assistant import ResearchAssistant
+from agents_ui.demo.agui.toolsmith import Toolsmith
+from agents_ui.demo.external.archive import ARCHIVE
+from agents_ui.demo.external.base import ExternalDemoAgent
+from agents_ui.demo.external.future_agent import FUTURE_AGENT
+from agents_ui.demo.external.store import STORE
+from agents_ui.demo.external.support_desk import SUPPORT_DESK
 from agents_ui.models import AgentEndpoint
 
 AGUI = AgentEndpoint.Protocol.AGUI
@@ -111,6 +125,32 @@ DEMO_AGENTS: list[DemoAgent] = [
 ]
 
 DEMO_AGENTS_BY_SLUG: dict[str, DemoAgent] = {agent.slug: agent for agent in DEMO_AGENTS}
+
+# What answers each demo agent's routes.
+AGUI_AGENTS: dict[str, AgUiDemoAgent] = {
+    agent.slug: agent
+    for agent in (
+        ResearchAssistant(),
+        Orchestrator(),
+        DocumentReviewer(),
+        Operations(),
+        Planner(),
+        Toolsmith(),
+        Cipher(),
+        Legacy(),
+    )
+}
+EXTERNAL_AGENTS: dict[str, ExternalDemoAgent] = {a.slug: a for a in (SUPPORT_DESK, ARCHIVE, FUTURE_AGENT)}
+
+
+def reset_state() -> None:
+    """Forget everything the demo agents remember (tests, and a fresh demo).
+
+    Open interrupts, the toolsmith's reloads, conversations, files, approvals, artifacts, limit counters.
+    """
+    for agent in AGUI_AGENTS.values():
+        agent.reset()
+    STORE.clear()
 
 
 @transaction.atomic

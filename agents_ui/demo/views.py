@@ -19,9 +19,11 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from pydantic import ValidationError
 
-from agents_ui.demo.agui.base import AGUI_AGENTS, AgUiDemoAgent, run_agent, upgrade_legacy_parts
-from agents_ui.demo.external.base import EXTERNAL_AGENTS, AgentError, ExternalDemoAgent, invalid
-from agents_ui.demo.registry import DEMO_AGENTS_BY_SLUG
+from agents_ui.demo.agui.base import AgUiDemoAgent
+from agents_ui.demo.agui.running import run_agent, upgrade_legacy_parts
+from agents_ui.demo.external.base import ExternalDemoAgent
+from agents_ui.demo.external.errors import AgentError, invalid
+from agents_ui.demo.registry import AGUI_AGENTS, DEMO_AGENTS_BY_SLUG, EXTERNAL_AGENTS
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 # A run may carry inline files (base64): room for the document reviewer's 10 MB limit, and no more.

@@ -11,8 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agents_ui.demo.agui import base as agui_agents
-from agents_ui.demo.external import base as external_agents
+from agents_ui.demo import registry
 
 SDK_HEADERS = {"X-Agent-SDK-Version": "1.0.0"}
 
@@ -20,11 +19,9 @@ SDK_HEADERS = {"X-Agent-SDK-Version": "1.0.0"}
 @pytest.fixture(autouse=True)
 def fresh_demo_state() -> Iterator[None]:
     """The agents remember things in module-level stores; every test starts from a blank slate."""
-    agui_agents.reset_state()
-    external_agents.reset_state()
+    registry.reset_state()
     yield
-    agui_agents.reset_state()
-    external_agents.reset_state()
+    registry.reset_state()
 
 
 def run_input(text: str = "hello", *, thread_id: str | None = None, **extra: Any) -> dict[str, Any]:

@@ -9,7 +9,8 @@ import httpx
 import pytest
 from ag_ui.core import EventType, RunAgentInput
 
-from agents_ui.demo.agui.base import pdf_page_count, upgrade_legacy_parts
+from agents_ui.demo.agui.document_reviewer import pdf_page_count
+from agents_ui.demo.agui.running import upgrade_legacy_parts
 from agents_ui.sdk import AgUiAgent
 
 from .conftest import PNG_1PX, b64, pdf_bytes, run_input

@@ -14,8 +14,8 @@ import pytest
 from django.core.cache import cache
 from playwright.sync_api import Page, expect
 
-from agents_ui.demo.agui import base as agui_agents
-from agents_ui.demo.external import base as external_agents
+from agents_ui.demo import registry
+from agents_ui.demo.external.store import STORE
 from agents_ui.demo.registry import register_demo_agents
 from agents_ui.models import Feedback, Message, Run, RunEvent
 from tests.factories import make_user
@@ -50,12 +50,10 @@ FINAL_STATUS = {"operations": "interrupted"}
 def demo(live_url: str) -> Iterator[str]:
     """The demo agents registered against the live server, each test from a blank slate."""
     cache.clear()  # discovery answers are cached per endpoint
-    agui_agents.reset_state()
-    external_agents.reset_state()
+    registry.reset_state()
     register_demo_agents(live_url)
     yield live_url
-    agui_agents.reset_state()
-    external_agents.reset_state()
+    registry.reset_state()
 
 
 def open_agent(page: Page, base: str, slug: str) -> None:
@@ -348,7 +346,7 @@ def test_reload_mid_run_loses_nothing_and_does_not_start_a_second_run(
     page: Page, demo: str, signed_in, settings, monkeypatch
 ):
     starts: list[str] = []
-    agent = agui_agents.AGUI_AGENTS["document-reviewer"]
+    agent = registry.AGUI_AGENTS["document-reviewer"]
     original = agent.run
 
     def counting_run(ctx):
@@ -420,7 +418,7 @@ def test_feedback_reaches_an_external_agent(page: Page, demo: str, signed_in):
     expect(last_run(page).locator(".feedback-done")).to_have_text("Thanks: marked not helpful.")
     record = Feedback.objects.get()
     assert record.value == "down" and record.sent_to_agent
-    assert [i["value"] for i in external_agents.STORE.interactions] == ["down"]
+    assert [i["value"] for i in STORE.interactions] == ["down"]
 
 
 def test_a_user_without_reasoning_permission_is_told_so(page: Page, demo: str, signed_in):

@@ -1,7 +1,7 @@
 """The workspace of every demo agent, in a browser: exactly the controls its declaration calls for.
 
 The expected plans below are derived by hand from each demo agent's declaration
-(agents_ui/demo/agui_agents.py, external_agents.py) and the rules of agents_ui.decisions, not read
+(agents_ui/demo/agui/, agents_ui/demo/external/) and the rules of agents_ui.decisions, not read
 back from the page: a change to either shows up here as a difference to explain.
 """
 
