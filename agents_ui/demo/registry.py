@@ -20,6 +20,7 @@ from agents_ui.demo.external.base import ExternalDemoAgent
 from agents_ui.demo.external.future_agent import FUTURE_AGENT
 from agents_ui.demo.external.store import STORE
 from agents_ui.demo.external.support_desk import SUPPORT_DESK
+from agents_ui.demo.gate import KEY_HEADER, demo_key
 from agents_ui.models import AgentEndpoint
 
 AGUI = AgentEndpoint.Protocol.AGUI
@@ -153,18 +154,29 @@ def reset_state() -> None:
     STORE.clear()
 
 
+def credential_fields() -> dict[str, str]:
+    """How a demo endpoint authenticates: this installation's demo key, in the header gate.py reads."""
+    return {
+        "auth_kind": AgentEndpoint.AuthKind.HEADER,
+        "auth_header_name": KEY_HEADER,
+        "credential": demo_key(),
+    }
+
+
 @transaction.atomic
 def register_demo_agents(base_url: str, *, create_missing: bool = True) -> list[AgentEndpoint]:
     """Create the missing demo endpoints and point the existing ones at `base_url`. Idempotent.
 
     Existing demo endpoints keep everything an admin may have changed (name, enabled, access);
-    only their URL follows the server, so a new port keeps them working. A slug already taken by
-    an admin's own (non-demo) endpoint is left alone. Returns the demo endpoints that now exist.
+    only their URL and their credential follow the server, so a new port or a new SECRET_KEY keeps
+    them working. A slug already taken by an admin's own (non-demo) endpoint is left alone. Returns
+    the demo endpoints that now exist.
     """
     endpoints = []
     existing = {
         endpoint.slug: endpoint for endpoint in AgentEndpoint.objects.filter(slug__in=DEMO_AGENTS_BY_SLUG)
     }
+    credentials = credential_fields()
     for demo in DEMO_AGENTS:
         url = demo.url(base_url)
         endpoint = existing.get(demo.slug)
@@ -178,13 +190,18 @@ def register_demo_agents(base_url: str, *, create_missing: bool = True) -> list[
                 protocol=demo.protocol,
                 base_url=url,
                 is_demo=True,
+                **credentials,
             )
             endpoint.full_clean()
             endpoint.save()
         elif not endpoint.is_demo:
             continue
-        elif endpoint.base_url != url:
-            endpoint.base_url = url
-            endpoint.save(update_fields=["base_url", "updated_at"])
+        else:
+            current = {"base_url": url, **credentials}
+            changed = [name for name, value in current.items() if getattr(endpoint, name) != value]
+            if changed:
+                for name in changed:
+                    setattr(endpoint, name, current[name])
+                endpoint.save(update_fields=[*changed, "updated_at"])
         endpoints.append(endpoint)
     return endpoints

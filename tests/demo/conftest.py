@@ -12,8 +12,14 @@ import httpx
 import pytest
 
 from agents_ui.demo import registry
+from agents_ui.demo.gate import KEY_HEADER, demo_key
 
 SDK_HEADERS = {"X-Agent-SDK-Version": "1.0.0"}
+
+
+def keyed() -> dict[str, str]:
+    """The header the product sends every demo agent (the credential registration gives them)."""
+    return {KEY_HEADER: demo_key()}
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +63,7 @@ def sse_data(body: str) -> list[str]:
 async def agui_run(url: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     """POST one run over HTTP and return its events as wire dicts."""
     async with httpx.AsyncClient(timeout=10) as client:
-        response = await client.post(url, json=body, headers={"Accept": "text/event-stream"})
+        response = await client.post(url, json=body, headers={"Accept": "text/event-stream", **keyed()})
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/event-stream")
     return [json.loads(data) for data in sse_data(response.text)]

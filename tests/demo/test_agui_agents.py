@@ -13,11 +13,11 @@ from agents_ui.demo.agui.document_reviewer import pdf_page_count
 from agents_ui.demo.agui.running import upgrade_legacy_parts
 from agents_ui.sdk import AgUiAgent
 
-from .conftest import PNG_1PX, b64, pdf_bytes, run_input
+from .conftest import PNG_1PX, b64, keyed, pdf_bytes, run_input
 
 
 def agent(live_url: str, slug: str) -> AgUiAgent:
-    return AgUiAgent(f"{live_url}/demo-agents/{slug}/", timeout=10)
+    return AgUiAgent(f"{live_url}/demo-agents/{slug}/", timeout=10, headers=keyed())
 
 
 async def run(live_url: str, slug: str, body: dict[str, Any]) -> list[Any]:
@@ -165,7 +165,7 @@ async def test_document_reviewer_accepts_the_pre_1_0_binary_part(live_url):
         "data": b64(pdf_bytes(2)),
         "filename": "old.pdf",
     }
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(headers=keyed()) as client:
         response = await client.post(
             f"{live_url}/demo-agents/document-reviewer/", json=run_input(content=[legacy])
         )
@@ -383,7 +383,7 @@ async def test_legacy_has_no_discovery_but_reasons_in_its_runs(live_url):
 
 
 async def test_a_malformed_run_input_is_refused_before_the_stream(live_url):
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(headers=keyed()) as client:
         bad = await client.post(f"{live_url}/demo-agents/planner/", json={"messages": "nope"})
         not_json = await client.post(
             f"{live_url}/demo-agents/planner/", content=b"{", headers={"Content-Type": "application/json"}

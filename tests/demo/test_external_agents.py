@@ -44,11 +44,11 @@ from agents_ui.sdk import (
     UnsupportedCapabilityError,
 )
 
-from .conftest import PNG_1PX, SDK_HEADERS, pdf_bytes
+from .conftest import PNG_1PX, SDK_HEADERS, keyed, pdf_bytes
 
 
 def client(live_url: str, slug: str, **kwargs: Any) -> ExternalAgentClient:
-    return ExternalAgentClient(f"{live_url}/demo-agents/{slug}", timeout=10, **kwargs)
+    return ExternalAgentClient(f"{live_url}/demo-agents/{slug}", timeout=10, headers=keyed(), **kwargs)
 
 
 async def send(agent: ExternalAgentClient, text: str, **kwargs: Any) -> list[Any]:
@@ -60,9 +60,12 @@ def answer(events: list[Any]) -> str:
     return next(e.content for e in events if isinstance(e, MessageCompleted))
 
 
-async def raw(method: str, url: str, **kwargs: Any) -> httpx.Response:
+async def raw(
+    method: str, url: str, *, headers: dict[str, str] | None = None, **kwargs: Any
+) -> httpx.Response:
+    """One request as the product sends it (with the demo key), bypassing the SDK's own checks."""
     async with httpx.AsyncClient(timeout=10) as http:
-        return await http.request(method, url, **kwargs)
+        return await http.request(method, url, headers={**keyed(), **(headers or {})}, **kwargs)
 
 
 # --- Policies ----------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from ag_ui.core import (
     UserMessage,
 )
 
+from agents_ui.demo.gate import MAX_BODY_BYTES
 from agents_ui.demo.replies import deltas, paced, pause
 
 PROVIDER = "Agents UI demo agents"
@@ -136,6 +137,8 @@ class AgUiDemoAgent:
     version: str = "1.0.0"
     # A legacy server predates timestamps and protocol versions; the others send both.
     modern: bool = True
+    # The largest RunAgentInput this agent reads (413 past it).
+    max_input_bytes: int = MAX_BODY_BYTES
 
     def capabilities(self, documentation_url: str) -> AgentCapabilities | None:
         """The current declaration, or None: this agent has no discovery route (404)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from ag_ui.core import (
 )
 
 from agents_ui.demo.agui.base import AgUiDemoAgent, RunContext, last_user_message, reasoning, text_message
+from agents_ui.demo.gate import MAX_BODY_BYTES
 from agents_ui.demo.replies import human_size, topic_of
 
 DOCUMENT_MAX_BYTES = 10 * 1024 * 1024
@@ -57,6 +59,8 @@ class DocumentReviewer(AgUiDemoAgent):
         "counts) and what it would check next."
     )
     version = "0.9.4"
+    # Room for one file at the limit, base64-encoded inline, beside the conversation.
+    max_input_bytes = 4 * math.ceil(DOCUMENT_MAX_BYTES / 3) + MAX_BODY_BYTES
 
     def capabilities(self, documentation_url: str) -> AgentCapabilities:
         return AgentCapabilities(

@@ -8,6 +8,7 @@ An agent's policy is data; its own work on a turn (its domain tools) is `act`, i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
@@ -21,6 +22,7 @@ import filetype
 
 from agents_ui.demo.external.errors import AgentError, invalid, not_found, unsupported
 from agents_ui.demo.external.store import STORE, Approval, Artifact, Conversation, StoredFile
+from agents_ui.demo.gate import AnswerBudget
 from agents_ui.demo.replies import deltas, human_size, keywords, paced, topic_of
 from agents_ui.sdk.policy import EXTERNAL_EVENT_TYPES, Done, LegacyText
 
@@ -433,28 +435,42 @@ class MessageTurn:
             },
         }
 
-    async def frames(self) -> AsyncIterator[str]:
-        """The turn as SSE frames in the negotiated profile (PROTOCOLS 2.2).
+    async def frames(self, budget: AnswerBudget) -> AsyncIterator[str]:
+        """The turn as SSE frames in the negotiated profile (PROTOCOLS 2.2), ended early past `budget`.
 
         Each event goes through the SDK's own event model: what the demo writes is what the client
         reads, by construction.
         """
         sequence = 0
-        async for item in self.events():
-            if item is None:
-                yield ": waiting for an approval decision\n\n"
-                continue
-            name, data = item
-            if self.profile == CHAT_LEGACY:
-                if name == "message:delta":
-                    yield LegacyText(text=data["delta"]).to_sse()
-                elif name in ("run:completed", "run:failed"):
-                    yield Done().to_sse()
-                continue
-            if self.profile == MODULES and name not in _MODULES_EVENTS:
-                continue
-            sequence += 1
-            yield EXTERNAL_EVENT_TYPES[name].model_validate(data).to_sse(sequence)
+        async with contextlib.aclosing(self.events()) as events:
+            async for item in events:
+                if item is None:
+                    frame = ": waiting for an approval decision\n\n"
+                else:
+                    name, data = item
+                    if self.profile == CHAT_LEGACY:
+                        if name == "message:delta":
+                            frame = LegacyText(text=data["delta"]).to_sse()
+                        elif name in ("run:completed", "run:failed"):
+                            frame = Done().to_sse()
+                        else:
+                            continue
+                    elif self.profile == MODULES and name not in _MODULES_EVENTS:
+                        continue
+                    else:
+                        sequence += 1
+                        frame = EXTERNAL_EVENT_TYPES[name].model_validate(data).to_sse(sequence)
+                if not budget.allows(frame):
+                    yield self._cut_short(budget, sequence + 1)
+                    return
+                yield frame
+
+    def _cut_short(self, budget: AnswerBudget, sequence: int) -> str:
+        """The frame that ends a turn whose answer outgrew its budget."""
+        if self.profile == CHAT_LEGACY:
+            return Done().to_sse()
+        error = {"code": "answer_too_large", "message": budget.message}
+        return EXTERNAL_EVENT_TYPES["run:failed"].model_validate({"error": error}).to_sse(sequence)
 
 
 _MODULES_EVENTS = {"run:started", "run:completed", "run:failed", "module"}
