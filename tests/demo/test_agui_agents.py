@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
@@ -13,7 +14,7 @@ from agents_ui.demo.agui.document_reviewer import pdf_page_count
 from agents_ui.demo.agui.running import upgrade_legacy_parts
 from agents_ui.sdk import AgUiAgent
 
-from .conftest import PNG_1PX, b64, keyed, pdf_bytes, run_input
+from .conftest import PNG_1PX, b64, keyed, packed_pdf_bytes, pdf_bytes, run_input
 
 
 def agent(live_url: str, slug: str) -> AgUiAgent:
@@ -174,7 +175,7 @@ async def test_document_reviewer_accepts_the_pre_1_0_binary_part(live_url):
 
 
 async def test_document_reviewer_takes_a_pdf_larger_than_djangos_default_body_limit(live_url):
-    pdf = pdf_bytes(3) + b"%" + b"0" * (3 * 1024 * 1024)  # 3 MB: 4 MB once base64-encoded
+    pdf = pdf_bytes(3, padding=3 * 1024 * 1024)  # 3 MB: 4 MB once base64-encoded
     part = {"type": "document", "source": {"type": "data", "value": b64(pdf), "mimeType": "application/pdf"}}
     events = await run(live_url, "document-reviewer", run_input(content=[part]))
     assert events[-1].result["files"][0]["pages"] == 3
@@ -185,9 +186,39 @@ async def test_document_reviewer_without_attachments_asks_for_one(live_url):
     assert "attach a PDF or an image" in text_of(events)
 
 
-def test_pdf_page_count_counts_pages_not_the_page_tree():
+def test_pdf_page_count_reads_the_pages_of_a_real_pdf():
     assert pdf_page_count(pdf_bytes(7)) == 7
-    assert pdf_page_count(b"<< /Type/Page >> << /Type /Pages >> << /Type  /Page/Parent 1 0 R >>") == 2
+    assert pdf_page_count(pdf_bytes(1)) == 1
+
+
+def test_pdf_page_count_reads_pages_kept_in_compressed_object_streams():
+    packed = packed_pdf_bytes(17)
+    assert not re.search(rb"/Type\s*/Page\b", packed)  # a search of the bytes finds no page at all
+    assert pdf_page_count(packed) == 17
+
+
+def test_pdf_page_count_is_none_for_a_pdf_it_cannot_read():
+    assert pdf_page_count(pdf_bytes(3)[:200]) is None
+    assert pdf_page_count(b"%PDF-1.7\nnot a PDF after all") is None
+
+
+async def test_document_reviewer_counts_the_pages_of_a_17_page_pdf(live_url):
+    part = {
+        "type": "document",
+        "source": {"type": "data", "value": b64(packed_pdf_bytes(17)), "mimeType": "application/pdf"},
+        "metadata": {"filename": "annual-report.pdf"},
+    }
+    events = await run(live_url, "document-reviewer", run_input(content=[part]))
+    assert "**annual-report.pdf**: application/pdf" in text_of(events) and "17 pages" in text_of(events)
+    assert events[-1].result["files"][0]["pages"] == 17
+
+
+async def test_document_reviewer_says_when_a_pdf_cannot_be_read(live_url):
+    damaged = b64(pdf_bytes(2)[:300])
+    part = {"type": "document", "source": {"type": "data", "value": damaged, "mimeType": "application/pdf"}}
+    events = await run(live_url, "document-reviewer", run_input(content=[part]))
+    assert "I could not read its pages: the PDF looks damaged" in text_of(events)
+    assert events[-1].result["files"][0]["pages"] is None
 
 
 def test_upgrade_legacy_parts_rewrites_binary_into_media_parts():

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
+import io
 import math
-import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
@@ -25,6 +26,7 @@ from ag_ui.core import (
     TransportCapabilities,
     UrlSource,
 )
+from pypdf import PdfReader
 
 from agents_ui.demo.agui.base import AgUiDemoAgent, RunContext, last_user_message, reasoning, text_message
 from agents_ui.demo.gate import MAX_BODY_BYTES
@@ -43,12 +45,16 @@ class ReceivedFile:
     note: str = ""
 
 
-_PDF_PAGE = re.compile(rb"/Type\s*/Page(?![A-Za-z])")
+def pdf_page_count(data: bytes) -> int | None:
+    """The number of pages a PDF reader finds, or None when the PDF cannot be read.
 
-
-def pdf_page_count(data: bytes) -> int:
-    """Count page objects (/Type /Page), not page-tree nodes (/Type /Pages)."""
-    return len(_PDF_PAGE.findall(data))
+    Read with a PDF library, never by looking for page objects in the bytes: most PDFs keep their
+    page tree in compressed object streams, where no `/Type /Page` is to be seen.
+    """
+    try:
+        return len(PdfReader(io.BytesIO(data)).pages)
+    except Exception:  # a damaged or hostile file may fail anywhere in the parser: it is unreadable
+        return None
 
 
 class DocumentReviewer(AgUiDemoAgent):
@@ -93,6 +99,8 @@ class DocumentReviewer(AgUiDemoAgent):
                 received.note = f"over my {human_size(DOCUMENT_MAX_BYTES)} limit, so I did not read it"
             elif sniffed == "application/pdf":
                 received.pages = pdf_page_count(data)
+                if received.pages is None:
+                    received.note = "I could not read its pages: the PDF looks damaged"
             return received
         if isinstance(source, UrlSource):
             name = str(metadata.get("filename") or unquote(urlsplit(source.value).path.rsplit("/", 1)[-1]))
@@ -107,7 +115,10 @@ class DocumentReviewer(AgUiDemoAgent):
         parts = [] if message is None or isinstance(message.content, str) else message.content
         media = [part for part in parts if isinstance(part, (ImagePart, DocumentPart))]
         others = [part.type for part in parts if part.type not in ("text", "image", "document")]
-        files = [self._inspect(index, part) for index, part in enumerate(media, start=1)]
+        # Reading PDFs is CPU work: off the event loop, so other runs keep streaming meanwhile.
+        files = [
+            await asyncio.to_thread(self._inspect, index, part) for index, part in enumerate(media, start=1)
+        ]
 
         if not files:
             thought = "No attachment in this message: nothing to review yet."
@@ -116,7 +127,7 @@ class DocumentReviewer(AgUiDemoAgent):
                 f"image (up to {human_size(DOCUMENT_MAX_BYTES)}) and I will tell you what I see."
             )
         else:
-            thought = f"{len(files)} attachment(s). Checked each type on its bytes, counted PDF page objects."
+            thought = f"{len(files)} attachment(s). Checked each type on its bytes and read each PDF's pages."
             lines = []
             for received in files:
                 details = [received.mime_type]
