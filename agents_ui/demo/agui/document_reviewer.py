@@ -110,15 +110,16 @@ class DocumentReviewer(AgUiDemoAgent):
             f"attachment-{index}", source.mime_type or "unknown", note="a provider file handle I cannot open"
         )
 
+    def _inspect_all(self, media: list[ImagePart | DocumentPart]) -> list[ReceivedFile]:
+        return [self._inspect(index, part) for index, part in enumerate(media, start=1)]
+
     async def run(self, ctx: RunContext) -> AsyncIterator[BaseEvent]:
         message = last_user_message(ctx.input)
         parts = [] if message is None or isinstance(message.content, str) else message.content
         media = [part for part in parts if isinstance(part, (ImagePart, DocumentPart))]
         others = [part.type for part in parts if part.type not in ("text", "image", "document")]
         # Reading PDFs is CPU work: off the event loop, so other runs keep streaming meanwhile.
-        files = [
-            await asyncio.to_thread(self._inspect, index, part) for index, part in enumerate(media, start=1)
-        ]
+        files = await asyncio.to_thread(self._inspect_all, media)
 
         if not files:
             thought = "No attachment in this message: nothing to review yet."
