@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+import time
 from typing import Any
 
 import httpx
@@ -11,6 +13,7 @@ import pytest
 from ag_ui.core import EventType, RunAgentInput
 
 from agents_ui.demo.agui.document_reviewer import pdf_page_count
+from agents_ui.demo.agui.planner import STEP_WORK
 from agents_ui.demo.agui.running import upgrade_legacy_parts
 from agents_ui.sdk import AgUiAgent
 
@@ -76,10 +79,47 @@ async def test_research_assistant_streams_reasoning_calls_tools_in_parallel_and_
     starts = [i for i, k in enumerate(kinds) if k == "TOOL_CALL_START"]
     first_end = kinds.index("TOOL_CALL_END")
     assert len(starts) == 2 and starts[1] < first_end  # the second call opens before the first ends
-    assert "heat pumps compare with boilers" in text_of(events)
     result = events[-1].result
     assert result["topic"] == "How do heat pumps compare with boilers"
-    assert result["sources"] and result["findings"]
+    assert result["subject"] == "heat pumps" and len(result["findings"]) == 3
+    assert all(source["url"].startswith("https://") for source in result["sources"])
+
+
+async def test_research_assistant_answers_the_question_asked_from_its_library(live_url):
+    compare = text_of(
+        await run(live_url, "research-assistant", run_input("Are heat pumps better than gas boilers?"))
+    )
+    winter = text_of(await run(live_url, "research-assistant", run_input("Do heat pumps work in winter?")))
+
+    assert compare.startswith("A heat pump moves heat instead of making it")
+    # The facts that fit the question come first: the comparison for one, the cold for the other.
+    first_point = [answer.split("\n- ")[1] for answer in (compare, winter)]
+    assert first_point[0].startswith("A condensing gas boiler turns roughly 90%")
+    assert first_point[1].startswith("Efficiency falls as the outside air gets colder")
+    assert "[The Future of Heat Pumps](https://www.iea.org/reports/the-future-of-heat-pumps)" in compare
+    for templated in ("Here is what I found about", "Sources agree on the basics", "example.org"):
+        assert templated not in compare
+
+
+async def test_research_assistant_gives_the_same_answer_to_the_same_question(live_url):
+    body = run_input("Compare lithium and sodium batteries")
+    first, second = [text_of(await run(live_url, "research-assistant", body)) for _ in range(2)]
+    assert first == second and "sodium-ion" in first
+
+
+async def test_research_assistant_says_when_a_question_is_outside_its_library(live_url):
+    events = await run(live_url, "research-assistant", run_input("What is the history of the Berlin wall?"))
+
+    answer = text_of(events)
+    assert answer.startswith("I could not find sources I would rely on for the history of the Berlin wall")
+    assert "https://en.wikipedia.org/w/index.php?search=the+history+of+the+Berlin+wall" in answer
+    assert events[-1].result["confidence"] < 0.5 and events[-1].result["subject"] is None
+
+
+async def test_research_assistant_answers_a_greeting_without_searching(live_url):
+    events = await run(live_url, "research-assistant", run_input("Hello!"))
+    assert text_of(events).startswith("Hello! Ask me a question")
+    assert "TOOL_CALL_START" not in types(events)
 
 
 async def test_orchestrator_delegates_to_nested_subagents_and_hands_off(live_url):
@@ -354,6 +394,78 @@ async def test_planner_advances_a_state_document_with_json_patch(live_url):
     assert state == snapshots[-1].snapshot  # the deltas, applied in order, give the final snapshot
     assert state["status"] == "ready" and all(step["status"] == "done" for step in state["steps"])
     assert state["iteration"] <= state["maxIterations"] == 5
+
+
+def final_state(events: list[Any]) -> dict[str, Any]:
+    """The state the deltas lead to from the first snapshot, checked against the closing snapshot."""
+    import jsonpatch
+
+    snapshots = [e for e in events if e.type == EventType.STATE_SNAPSHOT]
+    state = snapshots[0].snapshot
+    for event in events[events.index(snapshots[0]) + 1 :]:
+        if event.type == EventType.STATE_DELTA:
+            state = jsonpatch.apply_patch(state, [op.model_dump(by_alias=True) for op in event.delta])
+    assert state == snapshots[-1].snapshot
+    return state
+
+
+async def test_planner_builds_on_the_threads_plan_instead_of_replacing_the_goal(live_url):
+    first = run_input("Plan the launch of the Berlin office.")
+    plan = final_state(await run(live_url, "planner", first))
+
+    follow_up = run_input("Add a press event with local media.", thread_id=first["threadId"], state=plan)
+    events = await run(live_url, "planner", follow_up)
+    state = final_state(events)
+
+    opening = next(e for e in events if e.type == EventType.STATE_SNAPSHOT).snapshot
+    assert opening["goal"] == state["goal"] == "Plan the launch of the Berlin office"
+    assert state["steps"][: len(plan["steps"])] == plan["steps"]  # the earlier steps stay as they were
+    added = state["steps"][len(plan["steps"]) :]
+    assert added and added[0]["title"] == "Work in the change: Add a press event with local media"
+    assert all(step["status"] == "done" for step in state["steps"]) and state["status"] == "ready"
+    assert state["revision"] == 2 and state["requests"][-1] == "Add a press event with local media"
+    assert state["iteration"] == len(added) <= state["maxIterations"]
+    assert "I built on the plan for Plan the launch of the Berlin office (revision 2)" in text_of(events)
+
+
+async def test_planner_finishes_open_steps_first_and_reads_only_a_plans_shape(live_url):
+    sent_back = {
+        "goal": "Open a shop in Lyon",
+        "revision": "three",  # not a number: read as the first revision
+        "steps": [
+            {"title": "Find premises", "status": "done", "note": "Signed."},
+            {"title": "Hire staff", "status": "in_progress"},
+            {"title": 42},
+            "not a step",
+        ],
+    }
+    events = await run(live_url, "planner", run_input("Also plan the opening party.", state=sent_back))
+    state = final_state(events)
+
+    assert state["goal"] == "Open a shop in Lyon" and state["revision"] == 2
+    assert [step["title"] for step in state["steps"][:2]] == ["Find premises", "Hire staff"]
+    started = [e.step_name for e in events if e.type == EventType.STEP_STARTED]
+    assert started[0] == "Hire staff"  # the step left open is finished before the new ones
+    assert state["steps"][0] == {"title": "Find premises", "status": "done", "note": "Signed."}
+
+
+async def test_planner_steps_advance_visibly_one_after_another(live_url, settings):
+    settings.AGENTS_UI_DEMO_PACING = 0.01
+    client = agent(live_url, "planner")
+    arrivals: list[tuple[float, Any]] = []
+    async for event in client.run(RunAgentInput.model_validate(run_input("Plan a team offsite."))):
+        arrivals.append((time.monotonic(), event))
+
+    finished = [at for at, event in arrivals if event.type == EventType.STEP_FINISHED]
+    assert len(finished) >= 4
+    gaps = [later - earlier for earlier, later in itertools.pairwise(finished)]
+    assert min(gaps) >= STEP_WORK * 0.01 * 0.9  # each step takes STEP_WORK pacing steps
+
+
+def test_a_plan_step_takes_about_a_second_at_the_pacing_the_product_runs_with():
+    import project.settings as served  # the settings `make run` serves with, before the tests' own
+
+    assert 0.5 <= STEP_WORK * served.AGENTS_UI_DEMO_PACING <= 1.5
 
 
 async def test_toolsmith_tool_list_changes_between_two_discoveries(live_url):

@@ -29,7 +29,7 @@ CIPHER_BLOB_PREFIX = "YWdlbnRzLXVpLWRlbW86djE6"
 # Every demo agent that converses, with what a first answer to GREETING says.
 GREETING = "Tell me about solar panels efficiency. Thanks."
 ANSWERS = {
-    "research-assistant": "Here is what I found about Tell me about solar panels efficiency",
+    "research-assistant": "Most rooftop panels sold today turn about 20 to 22% of the sunlight",
     "orchestrator": "Plan for “Tell me about solar panels efficiency”",
     "document-reviewer": "but I review documents",
     "operations": "It is sensitive, so I need your approval first.",
@@ -215,7 +215,7 @@ def test_orchestrator_shows_the_subagent_tree_and_a_chosen_subagent_answers(page
 
 
 def test_planner_state_panel_follows_the_state_document(page: Page, demo: str, signed_in, settings):
-    settings.AGENTS_UI_DEMO_PACING = 0.08
+    settings.AGENTS_UI_DEMO_PACING = 0.02
     signed_in()
     open_agent(page, demo, "planner")
     state = page.locator("#state-document")
@@ -230,11 +230,13 @@ def test_planner_state_panel_follows_the_state_document(page: Page, demo: str, s
     expect(state).to_contain_text("Clarify the goal: Plan the product launch in Berlin")
     expect(state).to_contain_text('"revision": 1')
 
-    # The state travels back on the next run: the agent revises its plan.
+    # The state travels back on the next run: the agent builds on its plan.
     send(page, "Now plan the Munich launch")
     expect(page.locator("#transcript section.run")).to_have_count(2, timeout=TIMEOUT)
     wait_run(page)
     expect(state).to_contain_text('"revision": 2')
+    expect(state).to_contain_text("Clarify the goal: Plan the product launch in Berlin")
+    expect(state).to_contain_text("Work in the change: Now plan the Munich launch")
 
 
 def test_cipher_shows_that_reasoning_is_hidden_never_the_blob(page: Page, demo: str, signed_in):
@@ -391,7 +393,7 @@ def test_a_second_tab_follows_the_same_run(page: Page, demo: str, signed_in, set
     wait_run(page)
     first = last_run(page).locator(".run-items").inner_text()
     second = last_run(other).locator(".run-items").inner_text()
-    assert "Here is what I found about Compare lithium and sodium batteries" in first
+    assert "Lithium-ion cells still store the most energy for their weight" in first
     assert first == second
     assert Run.objects.count() == 1
     other.close()

@@ -1,8 +1,14 @@
-"""The Research Assistant: streamed reasoning, two tool calls in parallel, structured output."""
+"""The Research Assistant: streamed reasoning, two tool calls in parallel, structured output.
+
+Its answers come from a small library (library.py): the facts that best fit the question, with their
+sources; a question outside the library is told so, with a way to research it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import quote_plus
 
 from ag_ui.core import (
     AgentCapabilities,
@@ -30,6 +36,7 @@ from agents_ui.demo.agui.base import (
     text_message,
     tool_result,
 )
+from agents_ui.demo.agui.library import LIBRARY, Source, Topic, facts_for, find_topic
 from agents_ui.demo.replies import keywords, pause, topic_of
 
 
@@ -84,13 +91,26 @@ class ResearchAssistant(AgUiDemoAgent):
         )
 
     async def run(self, ctx: RunContext) -> AsyncIterator[BaseEvent]:
-        topic = topic_of(ctx.user_text)
-        terms = keywords(ctx.user_text)
+        question = ctx.user_text
+        topic = topic_of(question)
+        terms = keywords(subject_of(topic))
+        if terms == ["overview"]:  # nothing to research yet, e.g. a greeting
+            async for event in self._introduce():
+                yield event
+            return
         query = " ".join(terms)
-        thought = (
-            f"The question is about “{topic}”. I will search the web and a scholarly index at the same "
-            f"time for “{query}”, compare what they say, and keep only claims two sources agree on."
-        )
+        found = find_topic(question)
+        if found is not None:
+            thought = (
+                f"This is a question about {found.subject}. I will search the web and a scholarly index at "
+                f"the same time for “{query}”, compare what they say, and keep only claims two sources "
+                "agree on."
+            )
+        else:
+            thought = (
+                f"My library has little on {subject_of(topic)}. I will search the web and a scholarly index "
+                f"for “{query}” anyway, and keep only claims two sources agree on."
+            )
         async for event in reasoning(thought, streaming=True):
             yield event
 
@@ -110,28 +130,108 @@ class ResearchAssistant(AgUiDemoAgent):
             await pause()
         for call_id, _, _ in calls:
             yield ToolCallEndEvent(tool_call_id=call_id)
-        sources = [
-            {
-                "title": f"{term.capitalize()}: a practical overview",
-                "url": f"https://example.org/search?q={term}",
-                "snippet": f"What practitioners currently know about {term}.",
-            }
-            for term in terms
-        ]
-        yield tool_result(calls[0][0], {"results": sources})
-        yield tool_result(
-            calls[1][0],
-            {"abstract": f"A 2023 survey of {query}: findings agree on the main trade-offs.", "year": 2023},
-        )
+        sources = list(found.sources) if found is not None else search_pages(subject_of(topic))
+        yield tool_result(calls[0][0], {"results": [source.as_result() for source in sources]})
+        yield tool_result(calls[1][0], paper_for(found))
         yield StepFinishedEvent(step_name="gather sources")
 
-        findings = [f"Sources agree on the basics of {term}." for term in terms]
-        answer = (
-            f"Here is what I found about {topic}.\n\n"
-            + "\n".join(f"- {finding}" for finding in findings)
-            + f"\n\nI read {len(sources) + 1} sources; the structured summary lists them."
+        if found is not None:
+            facts, _ = facts_for(found, question)
+            findings = [fact.text for fact in facts]
+            opening, closing, confidence = found.lead, found.bottom_line, 0.8
+        else:
+            subject = subject_of(topic)
+            findings = research_plan(subject)
+            opening = (
+                f"I could not find sources I would rely on for {subject}: my library is small, and covers "
+                f"{covered()}. Here is how I would research it:"
+            )
+            closing, confidence = "", 0.3
+        answer = opening + "\n\n" + "\n".join(f"- {finding}" for finding in findings)
+        if closing:
+            answer += f"\n\n{closing}"
+        answer += "\n\nSources:\n" + "\n".join(
+            f"{number}. {cited(source)}" for number, source in enumerate(sources, start=1)
         )
         async for event in text_message(answer):
             yield event
         # The structured output: a JSON document a program can consume, alongside the prose.
-        ctx.result = {"topic": topic, "findings": findings, "sources": sources, "confidence": 0.8}
+        ctx.result = {
+            "topic": topic,
+            "subject": found.subject if found is not None else None,
+            "findings": findings,
+            "sources": [source.as_result() for source in sources],
+            "confidence": confidence,
+        }
+
+    async def _introduce(self) -> AsyncIterator[BaseEvent]:
+        async for event in reasoning("No question yet: say what I can research.", streaming=True):
+            yield event
+        text = (
+            "Hello! Ask me a question and I will search the web and a scholarly index, compare what they "
+            f"say and answer with my sources. I know most about {covered()}."
+        )
+        async for event in text_message(text):
+            yield event
+
+
+# Words a question starts with that are not what it is about.
+_ASKING = {
+    "what", "whats", "is", "are", "was", "were", "how", "do", "does", "did", "can", "could", "should",
+    "would", "will", "why", "when", "where", "who", "which", "tell", "me", "us", "about", "explain",
+    "please", "i", "we", "know", "give", "an", "a",
+}  # fmt: skip
+
+
+def subject_of(topic: str) -> str:
+    """What a question is about: "What is the history of the wall" -> "the history of the wall"."""
+    words = topic.split()
+    while len(words) > 1 and words[0].lower().replace("\u2019", "'").strip(",'") in _ASKING:
+        words = words[1:]
+    return " ".join(words)
+
+
+def cited(source: Source) -> str:
+    when = f", {source.year}" if source.year else ""
+    return f"[{source.title}]({source.url}), {source.publisher}{when}"
+
+
+def covered() -> str:
+    subjects = [topic.subject for topic in LIBRARY]
+    return ", ".join(subjects[:-1]) + f" and {subjects[-1]}"
+
+
+def search_pages(subject: str) -> list[Source]:
+    """Where a search for a subject outside the library starts: an encyclopedia and a scholarly index."""
+    terms = quote_plus(subject)
+    return [
+        Source(
+            f"Search results for “{subject}”",
+            "Wikipedia",
+            f"https://en.wikipedia.org/w/index.php?search={terms}",
+            "Encyclopedia articles matching the question.",
+        ),
+        Source(
+            f"Scholarly articles for “{subject}”",
+            "Google Scholar",
+            f"https://scholar.google.com/scholar?q={terms}",
+            "Papers and reviews matching the question.",
+        ),
+    ]
+
+
+def paper_for(found: Topic | None) -> dict[str, Any]:
+    if found is None:
+        return {"found": False, "note": "No paper in the index matches closely enough."}
+    paper = next((source for source in found.sources if source.year), found.sources[0])
+    return {"title": paper.title, "publisher": paper.publisher, "year": paper.year, "abstract": found.lead}
+
+
+def research_plan(subject: str) -> list[str]:
+    return [
+        f"Start from a recent overview of {subject} by a public institution, a university or a review "
+        "article, and note its date.",
+        "Compare two or three independent sources; where they disagree, follow the one that shows its "
+        "evidence.",
+        "Prefer sources that give figures and methods, and treat a single study as a lead, not an answer.",
+    ]
