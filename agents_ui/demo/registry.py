@@ -49,7 +49,7 @@ DEMO_AGENTS: list[DemoAgent] = [
         "Researches a question: streams its reasoning, calls its own search tools in parallel, and answers "
         "with a structured summary.",
         "streamed reasoning, own tools with JSON Schemas, parallel calls, structured output, feedback, "
-        "execution limits",
+        "execution limits, audio input, code execution in a sandbox, memory, a rate limit (custom.rateLimit)",
     ),
     DemoAgent(
         "orchestrator",

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from ag_ui.core import EventType, RunAgentInput
+from ag_ui.core import AgentCapabilities, EventType, RunAgentInput
 
 from agents_ui.demo.agui.document_reviewer import pdf_page_count
 from agents_ui.demo.agui.planner import STEP_WORK
@@ -51,12 +51,11 @@ async def test_every_declaring_agent_answers_discovery_with_a_rich_valid_declara
 
 
 async def test_declarations_differ_so_the_ui_reshapes(live_url):
-    raw = [
-        (await agent(live_url, slug).discover()).raw for slug in ("research-assistant", "planner", "cipher")
-    ]
-    assert len({json.dumps(r, sort_keys=True) for r in raw}) == 3
+    slugs = ("research-assistant", "planner", "cipher", "orchestrator")
+    raw = [(await agent(live_url, slug).discover()).raw for slug in slugs]
+    assert len({json.dumps(r, sort_keys=True) for r in raw}) == 4
     assert raw[1]["reasoning"] == {"supported": False}  # explicit "unsupported", not absent
-    assert "reasoning" in raw[0] and "state" not in raw[0]  # absent means unknown
+    assert "reasoning" in raw[0] and "state" not in raw[3]  # absent means unknown
 
 
 async def test_research_assistant_streams_reasoning_calls_tools_in_parallel_and_returns_structured_output(
@@ -83,6 +82,42 @@ async def test_research_assistant_streams_reasoning_calls_tools_in_parallel_and_
     assert result["topic"] == "How do heat pumps compare with boilers"
     assert result["subject"] == "heat pumps" and len(result["findings"]) == 3
     assert all(source["url"].startswith("https://") for source in result["sources"])
+
+
+async def test_research_assistant_declares_audio_sandboxed_code_memory_and_a_rate_limit(live_url):
+    result = await agent(live_url, "research-assistant").discover()
+    caps = result.capabilities  # parsed by the SDK: a valid AgentCapabilities
+
+    assert result.status == "declared"
+    assert caps.multimodal.input.audio is True and caps.multimodal.input.image is False
+    assert caps.execution.code_execution is True and caps.execution.sandboxed is True
+    assert caps.state.memory is True
+    assert caps.custom["rateLimit"] == {"maxRequestsPerMinute": 10}
+    assert caps.custom["input"]["maxBytes"] == 5 * 1024 * 1024
+    assert result.raw["execution"]["codeExecution"] is True  # the wire's camelCase names
+    assert AgentCapabilities.model_validate(result.raw) == caps
+
+
+async def test_research_assistant_says_what_it_did_with_a_voice_note(live_url):
+    clip = b"\x1aE\xdf\xa3" + b"\x00" * 2044  # the start of a WebM file
+    body = run_input(
+        content=[
+            {"type": "text", "text": "Are heat pumps noisy?"},
+            {"type": "document", "source": {"type": "data", "value": b64(clip), "mimeType": "audio/webm"}},
+        ]
+    )
+    events = await run(live_url, "research-assistant", body)
+
+    answer = text_of(events)
+    assert answer.startswith("I received 1 recording (audio/webm, 2.0 KB), but I cannot listen to audio")
+    assert "A heat pump moves heat" in answer  # and it answers the written question
+
+
+async def test_research_assistant_takes_a_voice_note_larger_than_a_text_run(live_url):
+    clip = b64(b"\x1aE\xdf\xa3" + b"\x00" * (3 * 1024 * 1024))
+    part = {"type": "document", "source": {"type": "data", "value": clip, "mimeType": "audio/webm"}}
+    events = await run(live_url, "research-assistant", run_input(content=[part]))
+    assert text_of(events).startswith("I received 1 recording (audio/webm, 3.0 MB)")
 
 
 async def test_research_assistant_answers_the_question_asked_from_its_library(live_url):

@@ -6,6 +6,7 @@ sources; a question outside the library is told so, with a way to research it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote_plus
@@ -13,10 +14,14 @@ from urllib.parse import quote_plus
 from ag_ui.core import (
     AgentCapabilities,
     BaseEvent,
+    DataSource,
     ExecutionCapabilities,
     HumanInTheLoopCapabilities,
+    MultimodalCapabilities,
+    MultimodalInputCapabilities,
     OutputCapabilities,
     ReasoningCapabilities,
+    StateCapabilities,
     StepFinishedEvent,
     StepStartedEvent,
     Tool,
@@ -25,19 +30,27 @@ from ag_ui.core import (
     ToolCallStartEvent,
     ToolsCapabilities,
     TransportCapabilities,
+    UserMessage,
 )
 
 from agents_ui.demo.agui.base import (
     AgUiDemoAgent,
     RunContext,
     args_fragments,
+    last_user_message,
     new_id,
     reasoning,
     text_message,
     tool_result,
 )
 from agents_ui.demo.agui.library import LIBRARY, Source, Topic, facts_for, find_topic
-from agents_ui.demo.replies import keywords, pause, topic_of
+from agents_ui.demo.gate import MAX_BODY_BYTES
+from agents_ui.demo.replies import human_size, keywords, pause, topic_of
+
+# Voice notes: a few minutes of compressed speech.
+AUDIO_MAX_BYTES = 5 * 1024 * 1024
+# Declared for the product's composer to honour (custom.rateLimit).
+MAX_REQUESTS_PER_MINUTE = 10
 
 
 class ResearchAssistant(AgUiDemoAgent):
@@ -47,7 +60,9 @@ class ResearchAssistant(AgUiDemoAgent):
         "Researches a question: thinks out loud, searches and reads sources in parallel, and answers "
         "with a structured summary and its sources."
     )
-    version = "2.3.1"
+    version = "2.4.0"
+    # Room for one voice note at the limit, base64-encoded inline, beside the conversation.
+    max_input_bytes = 4 * math.ceil(AUDIO_MAX_BYTES / 3) + MAX_BODY_BYTES
     tools = [
         Tool(
             name="web_search",
@@ -86,16 +101,30 @@ class ResearchAssistant(AgUiDemoAgent):
                 structured_output=True, supported_mime_types=["text/markdown", "application/json"]
             ),
             reasoning=ReasoningCapabilities(supported=True, streaming=True, encrypted=False),
-            execution=ExecutionCapabilities(max_iterations=6, max_execution_time=60_000),
+            # Questions may come as voice notes; everything else it is shown is text.
+            multimodal=MultimodalCapabilities(
+                input=MultimodalInputCapabilities(audio=True, image=False, video=False, pdf=False, file=False)
+            ),
+            execution=ExecutionCapabilities(
+                code_execution=True, sandboxed=True, max_iterations=6, max_execution_time=60_000
+            ),
+            state=StateCapabilities(memory=True),
             human_in_the_loop=HumanInTheLoopCapabilities(supported=True, feedback=True),
+            # AG-UI has no field for these: the product reads custom.input (upload size) and
+            # custom.rateLimit (how often the composer may send).
+            custom={
+                "input": {"maxBytes": AUDIO_MAX_BYTES},
+                "rateLimit": {"maxRequestsPerMinute": MAX_REQUESTS_PER_MINUTE},
+            },
         )
 
     async def run(self, ctx: RunContext) -> AsyncIterator[BaseEvent]:
         question = ctx.user_text
         topic = topic_of(question)
         terms = keywords(subject_of(topic))
-        if terms == ["overview"]:  # nothing to research yet, e.g. a greeting
-            async for event in self._introduce():
+        heard = attachments_note(last_user_message(ctx.input))
+        if terms == ["overview"]:  # nothing to research yet, e.g. a greeting or a voice note alone
+            async for event in self._introduce(heard):
                 yield event
             return
         query = " ".join(terms)
@@ -147,7 +176,8 @@ class ResearchAssistant(AgUiDemoAgent):
                 f"{covered()}. Here is how I would research it:"
             )
             closing, confidence = "", 0.3
-        answer = opening + "\n\n" + "\n".join(f"- {finding}" for finding in findings)
+        answer = (f"{heard}\n\n" if heard else "") + opening + "\n\n"
+        answer += "\n".join(f"- {finding}" for finding in findings)
         if closing:
             answer += f"\n\n{closing}"
         answer += "\n\nSources:\n" + "\n".join(
@@ -164,10 +194,10 @@ class ResearchAssistant(AgUiDemoAgent):
             "confidence": confidence,
         }
 
-    async def _introduce(self) -> AsyncIterator[BaseEvent]:
+    async def _introduce(self, heard: str) -> AsyncIterator[BaseEvent]:
         async for event in reasoning("No question yet: say what I can research.", streaming=True):
             yield event
-        text = (
+        text = (f"{heard}\n\n" if heard else "") + (
             "Hello! Ask me a question and I will search the web and a scholarly index, compare what they "
             f"say and answer with my sources. I know most about {covered()}."
         )
@@ -189,6 +219,30 @@ def subject_of(topic: str) -> str:
     while len(words) > 1 and words[0].lower().replace("\u2019", "'").strip(",'") in _ASKING:
         words = words[1:]
     return " ".join(words)
+
+
+def attachments_note(message: UserMessage | None) -> str:
+    """What the person sent besides text, said back: this demo has no speech model to listen with."""
+    parts = [] if message is None or isinstance(message.content, str) else message.content
+    clips = []
+    for part in parts:
+        if part.type == "text":
+            continue
+        source = getattr(part, "source", None)
+        mime_type = getattr(source, "mime_type", None) or "unknown type"
+        if isinstance(source, DataSource):
+            clips.append(f"{mime_type}, {human_size(len(source.value) * 3 // 4)}")
+        else:
+            clips.append(mime_type)
+    if not clips:
+        return ""
+    listed, many = "; ".join(clips), len(clips) != 1
+    if all(clip.startswith("audio/") for clip in clips):
+        what, cannot = f"recording{'s' if many else ''}", "listen to audio"
+    else:
+        what, cannot = f"attachment{'s' if many else ''}", "open attachments"
+    said = f"I received {len(clips)} {what} ({listed}), but I cannot {cannot} in this demo"
+    return f"{said}, so I answered what you wrote."
 
 
 def cited(source: Source) -> str:
