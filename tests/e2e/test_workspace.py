@@ -23,7 +23,8 @@ from tests.factories import make_user
 # AG-UI has no field for grounding, host context or stream profiles: always hidden for AG-UI agents.
 SHOWN: dict[str, set[str]] = {
     # reasoning.supported; tools.items; output.structuredOutput; humanInTheLoop.feedback;
-    # transport.streaming (stop); execution limits. No approvals/interrupts declared: unknown.
+    # transport.streaming (stop); execution limits; multimodal.input.audio (upload). No
+    # approvals/interrupts declared: unknown. state declares only memory: no state panel.
     "research-assistant": {
         "identity",
         "reasoning",
@@ -32,6 +33,7 @@ SHOWN: dict[str, set[str]] = {
         "feedback",
         "stop",
         "limits",
+        "upload",
     },
     # multiAgent.subagents (4); tools.items; streaming; execution.maxIterations.
     "orchestrator": {"identity", "subagents", "tools", "stop", "limits"},
