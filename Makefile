@@ -26,6 +26,7 @@ $(STAMP): requirements.txt | $(PY)
 setup: $(STAMP)
 	$(PY) manage.py migrate --no-input -v 0
 
+run: export AGENTS_UI_DEMO_AGENTS ?= true
 run: setup
 	$(PY) manage.py ensure_admin
 	$(PY) manage.py setup_demo_agents

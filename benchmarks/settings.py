@@ -10,6 +10,8 @@ import os
 os.environ.setdefault("SECRET_KEY", "benchmark-only-key-never-used-for-anything-that-is-kept-0123456789")
 os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
 os.environ["DEBUG"] = "false"
+# The benchmarks drive the product against its demo agents, which production does not serve.
+os.environ.setdefault("AGENTS_UI_DEMO_AGENTS", "true")
 
 from project.settings import *  # noqa: F403
 

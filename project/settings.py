@@ -184,7 +184,10 @@ LOGGING = {
 }
 
 # --- Agents UI ------------------------------------------------------------------------------------
-# Register the embedded demo agents automatically on first start.
+# Serve the embedded demo agents under /demo-agents/ (off: every route there is a 404). On in
+# development and in `make run`; a deployment turns them on only to show them.
+AGENTS_UI_DEMO_AGENTS = env_bool("AGENTS_UI_DEMO_AGENTS", DEBUG)
+# Register the embedded demo agents automatically on first start (when they are served).
 AGENTS_UI_DEMO_AUTOREGISTER = env_bool("AGENTS_UI_DEMO_AUTOREGISTER", True)
 # Seconds between two deltas of a demo agent's answer (0 in tests: as fast as possible).
 AGENTS_UI_DEMO_PACING = float(os.environ.get("AGENTS_UI_DEMO_PACING", "0.03"))

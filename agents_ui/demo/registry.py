@@ -6,6 +6,21 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from agents_ui.demo.agui.base import AgUiDemoAgent
+from agents_ui.demo.agui.cipher import Cipher
+from agents_ui.demo.agui.document_reviewer import DocumentReviewer
+from agents_ui.demo.agui.legacy import Legacy
+from agents_ui.demo.agui.operations import Operations
+from agents_ui.demo.agui.orchestrator import Orchestrator
+from agents_ui.demo.agui.planner import Planner
+from agents_ui.demo.agui.research_assistant import ResearchAssistant
+from agents_ui.demo.agui.toolsmith import Toolsmith
+from agents_ui.demo.external.archive import ARCHIVE
+from agents_ui.demo.external.base import ExternalDemoAgent
+from agents_ui.demo.external.future_agent import FUTURE_AGENT
+from agents_ui.demo.external.store import STORE
+from agents_ui.demo.external.support_desk import SUPPORT_DESK
+from agents_ui.demo.gate import KEY_HEADER, demo_key
 from agents_ui.models import AgentEndpoint
 
 AGUI = AgentEndpoint.Protocol.AGUI
@@ -34,7 +49,7 @@ DEMO_AGENTS: list[DemoAgent] = [
         "Researches a question: streams its reasoning, calls its own search tools in parallel, and answers "
         "with a structured summary.",
         "streamed reasoning, own tools with JSON Schemas, parallel calls, structured output, feedback, "
-        "execution limits",
+        "execution limits, audio input, code execution in a sandbox, memory, a rate limit (custom.rateLimit)",
     ),
     DemoAgent(
         "orchestrator",
@@ -112,19 +127,56 @@ DEMO_AGENTS: list[DemoAgent] = [
 
 DEMO_AGENTS_BY_SLUG: dict[str, DemoAgent] = {agent.slug: agent for agent in DEMO_AGENTS}
 
+# What answers each demo agent's routes.
+AGUI_AGENTS: dict[str, AgUiDemoAgent] = {
+    agent.slug: agent
+    for agent in (
+        ResearchAssistant(),
+        Orchestrator(),
+        DocumentReviewer(),
+        Operations(),
+        Planner(),
+        Toolsmith(),
+        Cipher(),
+        Legacy(),
+    )
+}
+EXTERNAL_AGENTS: dict[str, ExternalDemoAgent] = {a.slug: a for a in (SUPPORT_DESK, ARCHIVE, FUTURE_AGENT)}
+
+
+def reset_state() -> None:
+    """Forget everything the demo agents remember (tests, and a fresh demo).
+
+    Open interrupts, the toolsmith's reloads, conversations, files, approvals, artifacts, limit counters.
+    """
+    for agent in AGUI_AGENTS.values():
+        agent.reset()
+    STORE.clear()
+
+
+def credential_fields() -> dict[str, str]:
+    """How a demo endpoint authenticates: this installation's demo key, in the header gate.py reads."""
+    return {
+        "auth_kind": AgentEndpoint.AuthKind.HEADER,
+        "auth_header_name": KEY_HEADER,
+        "credential": demo_key(),
+    }
+
 
 @transaction.atomic
 def register_demo_agents(base_url: str, *, create_missing: bool = True) -> list[AgentEndpoint]:
     """Create the missing demo endpoints and point the existing ones at `base_url`. Idempotent.
 
     Existing demo endpoints keep everything an admin may have changed (name, enabled, access);
-    only their URL follows the server, so a new port keeps them working. A slug already taken by
-    an admin's own (non-demo) endpoint is left alone. Returns the demo endpoints that now exist.
+    only their URL and their credential follow the server, so a new port or a new SECRET_KEY keeps
+    them working. A slug already taken by an admin's own (non-demo) endpoint is left alone. Returns
+    the demo endpoints that now exist.
     """
     endpoints = []
     existing = {
         endpoint.slug: endpoint for endpoint in AgentEndpoint.objects.filter(slug__in=DEMO_AGENTS_BY_SLUG)
     }
+    credentials = credential_fields()
     for demo in DEMO_AGENTS:
         url = demo.url(base_url)
         endpoint = existing.get(demo.slug)
@@ -138,13 +190,18 @@ def register_demo_agents(base_url: str, *, create_missing: bool = True) -> list[
                 protocol=demo.protocol,
                 base_url=url,
                 is_demo=True,
+                **credentials,
             )
             endpoint.full_clean()
             endpoint.save()
         elif not endpoint.is_demo:
             continue
-        elif endpoint.base_url != url:
-            endpoint.base_url = url
-            endpoint.save(update_fields=["base_url", "updated_at"])
+        else:
+            current = {"base_url": url, **credentials}
+            changed = [name for name, value in current.items() if getattr(endpoint, name) != value]
+            if changed:
+                for name in changed:
+                    setattr(endpoint, name, current[name])
+                endpoint.save(update_fields=[*changed, "updated_at"])
         endpoints.append(endpoint)
     return endpoints

@@ -23,9 +23,9 @@ def pacing() -> float:
     return max(0.0, float(getattr(settings, "AGENTS_UI_DEMO_PACING", 0.0)))
 
 
-async def pause() -> None:
-    """Wait one pacing step. With no pacing, still yield to the loop so each frame is its own chunk."""
-    await asyncio.sleep(pacing())
+async def pause(steps: float = 1) -> None:
+    """Wait `steps` pacing steps. With no pacing, still yield to the loop so each frame is its own chunk."""
+    await asyncio.sleep(pacing() * steps)
 
 
 def deltas(text: str, words_per_delta: int = 2) -> list[str]:

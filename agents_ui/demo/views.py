@@ -1,17 +1,19 @@
 """HTTP for the demo agents: the same routes, statuses and SSE framing as real agents (docs/PROTOCOLS.md).
 
-No login and no CSRF: these are agent endpoints called server to server, exactly like a remote agent.
+No login: these are agent endpoints called server to server, exactly like a remote agent. Who may call
+them, and how much a call may send and receive, is gate.py's (no CSRF token: the key header does it).
 Every view is async and streams with an async generator, so uvicorn sends each frame as it is made.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ag_ui.core import RunAgentInput
+from ag_ui.core import RunAgentInput, RunErrorEvent
 from ag_ui.encoder import EventEncoder
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.urls import reverse
@@ -19,13 +21,24 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 from pydantic import ValidationError
 
-from agents_ui.demo.agui_agents import AGUI_AGENTS, AgUiDemoAgent, run_agent, upgrade_legacy_parts
-from agents_ui.demo.external_agents import EXTERNAL_AGENTS, AgentError, ExternalDemoAgent, invalid
-from agents_ui.demo.registry import DEMO_AGENTS_BY_SLUG
+from agents_ui.demo.agui.base import AgUiDemoAgent
+from agents_ui.demo.agui.running import run_agent, upgrade_legacy_parts
+from agents_ui.demo.external.base import ExternalDemoAgent
+from agents_ui.demo.external.errors import AgentError, invalid
+from agents_ui.demo.gate import (
+    MAX_BODY_BYTES,
+    MULTIPART_OVERHEAD_BYTES,
+    AnswerBudget,
+    declared_size,
+    demo_route,
+    read_body,
+    too_large,
+    too_large_message,
+)
+from agents_ui.demo.registry import AGUI_AGENTS, DEMO_AGENTS_BY_SLUG, EXTERNAL_AGENTS
+from agents_ui.demo.replies import human_size
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-# A run may carry inline files (base64): room for the document reviewer's 10 MB limit, and no more.
-MAX_RUN_INPUT_BYTES = 16 * 1024 * 1024
 SDK_VERSION_HEADER = "X-Agent-SDK-Version"
 
 
@@ -51,35 +64,45 @@ def _documentation_url(request: HttpRequest, slug: str) -> str:
 
 
 @csrf_exempt
+@demo_route()
 @require_POST
 async def agui_run(request: HttpRequest, slug: str) -> HttpResponse:
     """`POST {url}`: a RunAgentInput in, an SSE stream of AG-UI events out."""
     agent = _agui_agent(slug)
-    # Read the stream ourselves: request.body stops at DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB), too
-    # small for a run carrying a PDF, and raising that project-wide limit is not the demo's call.
-    raw = request.read(MAX_RUN_INPUT_BYTES + 1)
-    if len(raw) > MAX_RUN_INPUT_BYTES:
-        return JsonResponse({"error": "the run input is too large"}, status=413)
+    # Read the stream ourselves: request.body stops at DATA_UPLOAD_MAX_MEMORY_SIZE, too small for a
+    # run carrying a PDF, and raising that project-wide limit is not the demo's call.
+    raw = read_body(request, agent.max_input_bytes)
+    if raw is None:
+        return too_large(declared_size(request), agent.max_input_bytes)
     try:
         payload = upgrade_legacy_parts(json.loads(raw or b"null"))
         run_input = RunAgentInput.model_validate(payload)
-    except ValueError as exc:  # JSONDecodeError and pydantic's ValidationError are both ValueErrors
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and ValidationError are ValueErrors
         if isinstance(exc, ValidationError):
             detail: Any = [
                 {"loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors(include_url=False)[:5]
             ]
+        elif isinstance(exc, RecursionError):
+            detail = "the document is nested too deeply"
         else:
             detail = str(exc)
         return JsonResponse({"error": "invalid RunAgentInput", "detail": detail}, status=422)
     encoder = EventEncoder(accept=request.headers.get("Accept"))
+    budget = AnswerBudget(len(raw))
 
     async def frames() -> AsyncIterator[str]:
-        async for event in run_agent(agent, run_input):
-            yield encoder.encode(event)
+        async with contextlib.aclosing(run_agent(agent, run_input)) as events:
+            async for event in events:
+                frame = encoder.encode(event)
+                if not budget.allows(frame):
+                    yield encoder.encode(RunErrorEvent(message=budget.message, code="answer_too_large"))
+                    return
+                yield frame
 
     return StreamingHttpResponse(frames(), content_type=encoder.get_content_type(), headers=SSE_HEADERS)
 
 
+@demo_route(keyed=False)
 @require_GET
 async def agui_capabilities(request: HttpRequest, slug: str) -> HttpResponse:
     """`GET {url}/capabilities`: the current AgentCapabilities, or 404 for an agent without discovery."""
@@ -90,6 +113,7 @@ async def agui_capabilities(request: HttpRequest, slug: str) -> HttpResponse:
     return JsonResponse(declaration.model_dump(mode="json", by_alias=True))
 
 
+@demo_route(keyed=False)
 @require_GET
 async def agent_docs(request: HttpRequest, slug: str) -> HttpResponse:
     """The page each declaration's documentationUrl points at: what the demo agent shows off."""
@@ -115,13 +139,26 @@ def new_request_id() -> str:
     return f"req_{uuid.uuid4().hex[:16]}"
 
 
-def _json_body(request: HttpRequest) -> Any:
-    if not request.body:
+def _raw_body(request: HttpRequest) -> bytes:
+    raw = read_body(request, MAX_BODY_BYTES)
+    if raw is None:
+        raise AgentError(413, "request_too_large", too_large_message(declared_size(request), MAX_BODY_BYTES))
+    return raw
+
+
+def _parse(raw: bytes) -> Any:
+    if not raw:
         return {}
     try:
-        return json.loads(request.body)
+        return json.loads(raw)
     except ValueError as exc:
         raise invalid(f"The body is not JSON: {exc}.") from exc
+    except RecursionError as exc:
+        raise invalid("The body is nested too deeply.") from exc
+
+
+def _json_body(request: HttpRequest) -> Any:
+    return _parse(_raw_body(request))
 
 
 async def _external(
@@ -137,6 +174,7 @@ async def _external(
         return _error(agent, error)
 
 
+@demo_route(keyed=False)
 @require_GET
 async def policy(request: HttpRequest, slug: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:
@@ -147,6 +185,7 @@ async def policy(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @csrf_exempt
+@demo_route()
 @require_POST
 async def prepare(request: HttpRequest, slug: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:
@@ -159,6 +198,7 @@ async def prepare(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @csrf_exempt
+@demo_route()
 @require_POST
 async def conversations(request: HttpRequest, slug: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:
@@ -168,16 +208,20 @@ async def conversations(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @csrf_exempt
+@demo_route()
 @require_POST
 async def messages(request: HttpRequest, slug: str, conversation_id: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:
-        turn = agent.prepare_message(conversation_id, _json_body(request))
-        return StreamingHttpResponse(turn.frames(), content_type="text/event-stream", headers=SSE_HEADERS)
+        raw = _raw_body(request)
+        turn = agent.prepare_message(conversation_id, _parse(raw))
+        frames = turn.frames(AnswerBudget(len(raw)))
+        return StreamingHttpResponse(frames, content_type="text/event-stream", headers=SSE_HEADERS)
 
     return await _external(request, slug, handle)
 
 
 @csrf_exempt
+@demo_route()
 @require_POST
 async def approval(request: HttpRequest, slug: str, approval_id: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:
@@ -188,21 +232,33 @@ async def approval(request: HttpRequest, slug: str, approval_id: str) -> HttpRes
 
 
 @csrf_exempt
+@demo_route()
 @require_POST
 async def files(request: HttpRequest, slug: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:
         agent.require("files")
+        limit = agent.policy["filePolicy"]["maxUploadBytes"]
+        size = declared_size(request)
+        # Refused on its announced size, before the multipart parser writes the upload anywhere.
+        if size is not None and size > limit + MULTIPART_OVERHEAD_BYTES:
+            raise AgentError(
+                413,
+                "file_too_large",
+                f"The upload is {human_size(size)}; the limit is {human_size(limit)}.",
+                details={"size": size, "maxUploadBytes": limit},
+            )
         upload = request.FILES.get("file")
         if upload is None:
             raise invalid('Send the file as the multipart field "file".')
         # Read at most one byte past the limit: enough to refuse, without holding a huge upload twice.
-        data = upload.read(agent.policy["filePolicy"]["maxUploadBytes"] + 1)
+        data = upload.read(limit + 1)
         stored = agent.upload(upload.name or "upload", upload.content_type, data, size=upload.size)
         return JsonResponse(stored.info(), status=201)
 
     return await _external(request, slug, handle)
 
 
+@demo_route()
 @require_GET
 async def file_detail(request: HttpRequest, slug: str, file_id: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:
@@ -211,6 +267,7 @@ async def file_detail(request: HttpRequest, slug: str, file_id: str) -> HttpResp
     return await _external(request, slug, handle)
 
 
+@demo_route()
 @require_GET
 async def conversation_artifacts(request: HttpRequest, slug: str, conversation_id: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:
@@ -219,6 +276,7 @@ async def conversation_artifacts(request: HttpRequest, slug: str, conversation_i
     return await _external(request, slug, handle)
 
 
+@demo_route()
 @require_GET
 async def artifact_detail(request: HttpRequest, slug: str, artifact_id: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:
@@ -229,6 +287,7 @@ async def artifact_detail(request: HttpRequest, slug: str, artifact_id: str) -> 
 
 
 @csrf_exempt
+@demo_route()
 @require_POST
 async def interactions(request: HttpRequest, slug: str) -> HttpResponse:
     async def handle(agent: ExternalDemoAgent) -> HttpResponse:

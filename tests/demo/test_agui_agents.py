@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
+import time
 from typing import Any
 
 import httpx
 import pytest
-from ag_ui.core import EventType, RunAgentInput
+from ag_ui.core import AgentCapabilities, EventType, RunAgentInput
 
-from agents_ui.demo.agui_agents import pdf_page_count, upgrade_legacy_parts
+from agents_ui.demo.agui.document_reviewer import pdf_page_count
+from agents_ui.demo.agui.planner import STEP_WORK
+from agents_ui.demo.agui.running import upgrade_legacy_parts
 from agents_ui.sdk import AgUiAgent
 
-from .conftest import PNG_1PX, b64, pdf_bytes, run_input
+from .conftest import PNG_1PX, b64, keyed, packed_pdf_bytes, pdf_bytes, run_input
 
 
 def agent(live_url: str, slug: str) -> AgUiAgent:
-    return AgUiAgent(f"{live_url}/demo-agents/{slug}/", timeout=10)
+    return AgUiAgent(f"{live_url}/demo-agents/{slug}/", timeout=10, headers=keyed())
 
 
 async def run(live_url: str, slug: str, body: dict[str, Any]) -> list[Any]:
@@ -46,12 +51,11 @@ async def test_every_declaring_agent_answers_discovery_with_a_rich_valid_declara
 
 
 async def test_declarations_differ_so_the_ui_reshapes(live_url):
-    raw = [
-        (await agent(live_url, slug).discover()).raw for slug in ("research-assistant", "planner", "cipher")
-    ]
-    assert len({json.dumps(r, sort_keys=True) for r in raw}) == 3
+    slugs = ("research-assistant", "planner", "cipher", "orchestrator")
+    raw = [(await agent(live_url, slug).discover()).raw for slug in slugs]
+    assert len({json.dumps(r, sort_keys=True) for r in raw}) == 4
     assert raw[1]["reasoning"] == {"supported": False}  # explicit "unsupported", not absent
-    assert "reasoning" in raw[0] and "state" not in raw[0]  # absent means unknown
+    assert "reasoning" in raw[0] and "state" not in raw[3]  # absent means unknown
 
 
 async def test_research_assistant_streams_reasoning_calls_tools_in_parallel_and_returns_structured_output(
@@ -74,10 +78,83 @@ async def test_research_assistant_streams_reasoning_calls_tools_in_parallel_and_
     starts = [i for i, k in enumerate(kinds) if k == "TOOL_CALL_START"]
     first_end = kinds.index("TOOL_CALL_END")
     assert len(starts) == 2 and starts[1] < first_end  # the second call opens before the first ends
-    assert "heat pumps compare with boilers" in text_of(events)
     result = events[-1].result
     assert result["topic"] == "How do heat pumps compare with boilers"
-    assert result["sources"] and result["findings"]
+    assert result["subject"] == "heat pumps" and len(result["findings"]) == 3
+    assert all(source["url"].startswith("https://") for source in result["sources"])
+
+
+async def test_research_assistant_declares_audio_sandboxed_code_memory_and_a_rate_limit(live_url):
+    result = await agent(live_url, "research-assistant").discover()
+    caps = result.capabilities  # parsed by the SDK: a valid AgentCapabilities
+
+    assert result.status == "declared"
+    assert caps.multimodal.input.audio is True and caps.multimodal.input.image is False
+    assert caps.execution.code_execution is True and caps.execution.sandboxed is True
+    assert caps.state.memory is True
+    assert caps.custom["rateLimit"] == {"maxRequestsPerMinute": 10}
+    assert caps.custom["input"]["maxBytes"] == 5 * 1024 * 1024
+    assert result.raw["execution"]["codeExecution"] is True  # the wire's camelCase names
+    assert AgentCapabilities.model_validate(result.raw) == caps
+
+
+async def test_research_assistant_says_what_it_did_with_a_voice_note(live_url):
+    clip = b"\x1aE\xdf\xa3" + b"\x00" * 2044  # the start of a WebM file
+    body = run_input(
+        content=[
+            {"type": "text", "text": "Are heat pumps noisy?"},
+            {"type": "document", "source": {"type": "data", "value": b64(clip), "mimeType": "audio/webm"}},
+        ]
+    )
+    events = await run(live_url, "research-assistant", body)
+
+    answer = text_of(events)
+    assert answer.startswith("I received 1 recording (audio/webm, 2.0 KB), but I cannot listen to audio")
+    assert "A heat pump moves heat" in answer  # and it answers the written question
+
+
+async def test_research_assistant_takes_a_voice_note_larger_than_a_text_run(live_url):
+    clip = b64(b"\x1aE\xdf\xa3" + b"\x00" * (3 * 1024 * 1024))
+    part = {"type": "document", "source": {"type": "data", "value": clip, "mimeType": "audio/webm"}}
+    events = await run(live_url, "research-assistant", run_input(content=[part]))
+    assert text_of(events).startswith("I received 1 recording (audio/webm, 3.0 MB)")
+
+
+async def test_research_assistant_answers_the_question_asked_from_its_library(live_url):
+    compare = text_of(
+        await run(live_url, "research-assistant", run_input("Are heat pumps better than gas boilers?"))
+    )
+    winter = text_of(await run(live_url, "research-assistant", run_input("Do heat pumps work in winter?")))
+
+    assert compare.startswith("A heat pump moves heat instead of making it")
+    # The facts that fit the question come first: the comparison for one, the cold for the other.
+    first_point = [answer.split("\n- ")[1] for answer in (compare, winter)]
+    assert first_point[0].startswith("A condensing gas boiler turns roughly 90%")
+    assert first_point[1].startswith("Efficiency falls as the outside air gets colder")
+    assert "[The Future of Heat Pumps](https://www.iea.org/reports/the-future-of-heat-pumps)" in compare
+    for templated in ("Here is what I found about", "Sources agree on the basics", "example.org"):
+        assert templated not in compare
+
+
+async def test_research_assistant_gives_the_same_answer_to_the_same_question(live_url):
+    body = run_input("Compare lithium and sodium batteries")
+    first, second = [text_of(await run(live_url, "research-assistant", body)) for _ in range(2)]
+    assert first == second and "sodium-ion" in first
+
+
+async def test_research_assistant_says_when_a_question_is_outside_its_library(live_url):
+    events = await run(live_url, "research-assistant", run_input("What is the history of the Berlin wall?"))
+
+    answer = text_of(events)
+    assert answer.startswith("I could not find sources I would rely on for the history of the Berlin wall")
+    assert "https://en.wikipedia.org/w/index.php?search=the+history+of+the+Berlin+wall" in answer
+    assert events[-1].result["confidence"] < 0.5 and events[-1].result["subject"] is None
+
+
+async def test_research_assistant_answers_a_greeting_without_searching(live_url):
+    events = await run(live_url, "research-assistant", run_input("Hello!"))
+    assert text_of(events).startswith("Hello! Ask me a question")
+    assert "TOOL_CALL_START" not in types(events)
 
 
 async def test_orchestrator_delegates_to_nested_subagents_and_hands_off(live_url):
@@ -164,7 +241,7 @@ async def test_document_reviewer_accepts_the_pre_1_0_binary_part(live_url):
         "data": b64(pdf_bytes(2)),
         "filename": "old.pdf",
     }
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(headers=keyed()) as client:
         response = await client.post(
             f"{live_url}/demo-agents/document-reviewer/", json=run_input(content=[legacy])
         )
@@ -173,7 +250,7 @@ async def test_document_reviewer_accepts_the_pre_1_0_binary_part(live_url):
 
 
 async def test_document_reviewer_takes_a_pdf_larger_than_djangos_default_body_limit(live_url):
-    pdf = pdf_bytes(3) + b"%" + b"0" * (3 * 1024 * 1024)  # 3 MB: 4 MB once base64-encoded
+    pdf = pdf_bytes(3, padding=3 * 1024 * 1024)  # 3 MB: 4 MB once base64-encoded
     part = {"type": "document", "source": {"type": "data", "value": b64(pdf), "mimeType": "application/pdf"}}
     events = await run(live_url, "document-reviewer", run_input(content=[part]))
     assert events[-1].result["files"][0]["pages"] == 3
@@ -184,9 +261,39 @@ async def test_document_reviewer_without_attachments_asks_for_one(live_url):
     assert "attach a PDF or an image" in text_of(events)
 
 
-def test_pdf_page_count_counts_pages_not_the_page_tree():
+def test_pdf_page_count_reads_the_pages_of_a_real_pdf():
     assert pdf_page_count(pdf_bytes(7)) == 7
-    assert pdf_page_count(b"<< /Type/Page >> << /Type /Pages >> << /Type  /Page/Parent 1 0 R >>") == 2
+    assert pdf_page_count(pdf_bytes(1)) == 1
+
+
+def test_pdf_page_count_reads_pages_kept_in_compressed_object_streams():
+    packed = packed_pdf_bytes(17)
+    assert not re.search(rb"/Type\s*/Page\b", packed)  # a search of the bytes finds no page at all
+    assert pdf_page_count(packed) == 17
+
+
+def test_pdf_page_count_is_none_for_a_pdf_it_cannot_read():
+    assert pdf_page_count(pdf_bytes(3)[:200]) is None
+    assert pdf_page_count(b"%PDF-1.7\nnot a PDF after all") is None
+
+
+async def test_document_reviewer_counts_the_pages_of_a_17_page_pdf(live_url):
+    part = {
+        "type": "document",
+        "source": {"type": "data", "value": b64(packed_pdf_bytes(17)), "mimeType": "application/pdf"},
+        "metadata": {"filename": "annual-report.pdf"},
+    }
+    events = await run(live_url, "document-reviewer", run_input(content=[part]))
+    assert "**annual-report.pdf**: application/pdf" in text_of(events) and "17 pages" in text_of(events)
+    assert events[-1].result["files"][0]["pages"] == 17
+
+
+async def test_document_reviewer_says_when_a_pdf_cannot_be_read(live_url):
+    damaged = b64(pdf_bytes(2)[:300])
+    part = {"type": "document", "source": {"type": "data", "value": damaged, "mimeType": "application/pdf"}}
+    events = await run(live_url, "document-reviewer", run_input(content=[part]))
+    assert "I could not read its pages: the PDF looks damaged" in text_of(events)
+    assert events[-1].result["files"][0]["pages"] is None
 
 
 def test_upgrade_legacy_parts_rewrites_binary_into_media_parts():
@@ -324,6 +431,78 @@ async def test_planner_advances_a_state_document_with_json_patch(live_url):
     assert state["iteration"] <= state["maxIterations"] == 5
 
 
+def final_state(events: list[Any]) -> dict[str, Any]:
+    """The state the deltas lead to from the first snapshot, checked against the closing snapshot."""
+    import jsonpatch
+
+    snapshots = [e for e in events if e.type == EventType.STATE_SNAPSHOT]
+    state = snapshots[0].snapshot
+    for event in events[events.index(snapshots[0]) + 1 :]:
+        if event.type == EventType.STATE_DELTA:
+            state = jsonpatch.apply_patch(state, [op.model_dump(by_alias=True) for op in event.delta])
+    assert state == snapshots[-1].snapshot
+    return state
+
+
+async def test_planner_builds_on_the_threads_plan_instead_of_replacing_the_goal(live_url):
+    first = run_input("Plan the launch of the Berlin office.")
+    plan = final_state(await run(live_url, "planner", first))
+
+    follow_up = run_input("Add a press event with local media.", thread_id=first["threadId"], state=plan)
+    events = await run(live_url, "planner", follow_up)
+    state = final_state(events)
+
+    opening = next(e for e in events if e.type == EventType.STATE_SNAPSHOT).snapshot
+    assert opening["goal"] == state["goal"] == "Plan the launch of the Berlin office"
+    assert state["steps"][: len(plan["steps"])] == plan["steps"]  # the earlier steps stay as they were
+    added = state["steps"][len(plan["steps"]) :]
+    assert added and added[0]["title"] == "Work in the change: Add a press event with local media"
+    assert all(step["status"] == "done" for step in state["steps"]) and state["status"] == "ready"
+    assert state["revision"] == 2 and state["requests"][-1] == "Add a press event with local media"
+    assert state["iteration"] == len(added) <= state["maxIterations"]
+    assert "I built on the plan for Plan the launch of the Berlin office (revision 2)" in text_of(events)
+
+
+async def test_planner_finishes_open_steps_first_and_reads_only_a_plans_shape(live_url):
+    sent_back = {
+        "goal": "Open a shop in Lyon",
+        "revision": "three",  # not a number: read as the first revision
+        "steps": [
+            {"title": "Find premises", "status": "done", "note": "Signed."},
+            {"title": "Hire staff", "status": "in_progress"},
+            {"title": 42},
+            "not a step",
+        ],
+    }
+    events = await run(live_url, "planner", run_input("Also plan the opening party.", state=sent_back))
+    state = final_state(events)
+
+    assert state["goal"] == "Open a shop in Lyon" and state["revision"] == 2
+    assert [step["title"] for step in state["steps"][:2]] == ["Find premises", "Hire staff"]
+    started = [e.step_name for e in events if e.type == EventType.STEP_STARTED]
+    assert started[0] == "Hire staff"  # the step left open is finished before the new ones
+    assert state["steps"][0] == {"title": "Find premises", "status": "done", "note": "Signed."}
+
+
+async def test_planner_steps_advance_visibly_one_after_another(live_url, settings):
+    settings.AGENTS_UI_DEMO_PACING = 0.01
+    client = agent(live_url, "planner")
+    arrivals: list[tuple[float, Any]] = []
+    async for event in client.run(RunAgentInput.model_validate(run_input("Plan a team offsite."))):
+        arrivals.append((time.monotonic(), event))
+
+    finished = [at for at, event in arrivals if event.type == EventType.STEP_FINISHED]
+    assert len(finished) >= 4
+    gaps = [later - earlier for earlier, later in itertools.pairwise(finished)]
+    assert min(gaps) >= STEP_WORK * 0.01 * 0.9  # each step takes STEP_WORK pacing steps
+
+
+def test_a_plan_step_takes_about_a_second_at_the_pacing_the_product_runs_with():
+    import project.settings as served  # the settings `make run` serves with, before the tests' own
+
+    assert 0.5 <= STEP_WORK * served.AGENTS_UI_DEMO_PACING <= 1.5
+
+
 async def test_toolsmith_tool_list_changes_between_two_discoveries(live_url):
     toolsmith = agent(live_url, "toolsmith")
     first = await toolsmith.get_capabilities()
@@ -382,7 +561,7 @@ async def test_legacy_has_no_discovery_but_reasons_in_its_runs(live_url):
 
 
 async def test_a_malformed_run_input_is_refused_before_the_stream(live_url):
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(headers=keyed()) as client:
         bad = await client.post(f"{live_url}/demo-agents/planner/", json={"messages": "nope"})
         not_json = await client.post(
             f"{live_url}/demo-agents/planner/", content=b"{", headers={"Content-Type": "application/json"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ag_ui_validate.pytest_plugin import validate_agui_endpoint
 
-from .conftest import PNG_1PX, agui_run, b64, pdf_bytes, run_input
+from .conftest import PNG_1PX, agui_run, b64, keyed, pdf_bytes, run_input
 
 
 def _findings(report) -> list[str]:
@@ -39,7 +39,9 @@ DOCUMENT_INPUT = run_input(
     ],
 )
 async def test_every_agui_demo_agent_passes_the_conformance_checker(live_url, slug, body):
-    report = await validate_agui_endpoint(f"{live_url}/demo-agents/{slug}/", input=body, timeout_ms=10_000)
+    report = await validate_agui_endpoint(
+        f"{live_url}/demo-agents/{slug}/", input=body, timeout_ms=10_000, headers=keyed()
+    )
 
     assert report.event_count > 3
     assert report.internal_errors == []
@@ -65,6 +67,6 @@ async def test_the_resumed_operations_run_passes_the_conformance_checker(live_ur
         resume=[{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}],
     )
 
-    report = await validate_agui_endpoint(url, input=resume, timeout_ms=10_000)
+    report = await validate_agui_endpoint(url, input=resume, timeout_ms=10_000, headers=keyed())
 
     assert report.summary.errors == 0 and report.summary.warnings == 0, _findings(report)

@@ -14,7 +14,9 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from agents_ui.demo import external_agents
+from agents_ui.demo.external import support_desk
+from agents_ui.demo.external.store import STORE
+from agents_ui.demo.registry import EXTERNAL_AGENTS
 from agents_ui.sdk import (
     SDK_VERSION,
     ApprovalAlreadyDecidedError,
@@ -42,11 +44,11 @@ from agents_ui.sdk import (
     UnsupportedCapabilityError,
 )
 
-from .conftest import PNG_1PX, SDK_HEADERS, pdf_bytes
+from .conftest import PNG_1PX, SDK_HEADERS, keyed, pdf_bytes
 
 
 def client(live_url: str, slug: str, **kwargs: Any) -> ExternalAgentClient:
-    return ExternalAgentClient(f"{live_url}/demo-agents/{slug}", timeout=10, **kwargs)
+    return ExternalAgentClient(f"{live_url}/demo-agents/{slug}", timeout=10, headers=keyed(), **kwargs)
 
 
 async def send(agent: ExternalAgentClient, text: str, **kwargs: Any) -> list[Any]:
@@ -58,9 +60,12 @@ def answer(events: list[Any]) -> str:
     return next(e.content for e in events if isinstance(e, MessageCompleted))
 
 
-async def raw(method: str, url: str, **kwargs: Any) -> httpx.Response:
+async def raw(
+    method: str, url: str, *, headers: dict[str, str] | None = None, **kwargs: Any
+) -> httpx.Response:
+    """One request as the product sends it (with the demo key), bypassing the SDK's own checks."""
     async with httpx.AsyncClient(timeout=10) as http:
-        return await http.request(method, url, **kwargs)
+        return await http.request(method, url, headers={**keyed(), **(headers or {})}, **kwargs)
 
 
 # --- Policies ----------------------------------------------------------------------------------------
@@ -77,7 +82,7 @@ def _extras(model: BaseModel, where: str = "policy") -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("agent", list(external_agents.EXTERNAL_AGENTS.values()), ids=lambda a: a.slug)
+@pytest.mark.parametrize("agent", list(EXTERNAL_AGENTS.values()), ids=lambda a: a.slug)
 def test_each_policy_is_valid_for_the_sdk_with_no_unknown_field(agent):
     policy = PublicExternalAgentPolicy.model_validate(agent.policy)
     assert _extras(policy) == []
@@ -245,7 +250,7 @@ async def test_a_refund_pauses_the_stream_until_the_approval_is_decided(
 
 async def test_a_decision_after_keep_alives_still_resumes_the_stream(live_url, monkeypatch):
     """While it waits the stream sends SSE comments; a decision after some of them must still wake it."""
-    monkeypatch.setattr(external_agents, "KEEPALIVE_SECONDS", 0.05)
+    monkeypatch.setattr(support_desk, "KEEPALIVE_SECONDS", 0.05)
     agent = client(live_url, "support-desk")
     conversation = await agent.create_conversation()
     stream = agent.send_message(conversation.id, "refund 5 euros")
@@ -256,7 +261,7 @@ async def test_a_decision_after_keep_alives_still_resumes_the_stream(live_url, m
 
 
 async def test_an_expired_approval_is_denied_by_the_agent_and_refuses_a_late_decision(live_url, monkeypatch):
-    monkeypatch.setattr(external_agents, "APPROVAL_TTL_SECONDS", 0.3)
+    monkeypatch.setattr(support_desk, "APPROVAL_TTL_SECONDS", 0.3)
     agent = client(live_url, "support-desk")
     conversation = await agent.create_conversation()
     stream = agent.send_message(conversation.id, "refund 20 euros")
@@ -366,7 +371,7 @@ async def test_feedback_on_a_message_is_recorded(live_url):
     message_id = next(e.message_id for e in events if isinstance(e, MessageCompleted))
 
     recorded = await agent.send_interaction(conversation.id, message_id, "up", comment="quick")
-    assert recorded["value"] == "up" and external_agents.STORE.interactions[0]["comment"] == "quick"
+    assert recorded["value"] == "up" and STORE.interactions[0]["comment"] == "quick"
     with pytest.raises(NotFoundError):
         await agent.send_interaction(conversation.id, "msg_unknown", "down")
 

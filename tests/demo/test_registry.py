@@ -7,6 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from agents_ui.demo.gate import KEY_HEADER, demo_key
 from agents_ui.demo.registry import DEMO_AGENTS, register_demo_agents
 from agents_ui.models import AgentEndpoint
 
@@ -92,3 +93,50 @@ async def test_registered_demo_agents_are_reachable_at_their_urls(live_url):
             else:
                 response = await client.get(f"{endpoint.base_url}/policy")
                 assert response.status_code == 200 and response.json()["identity"]["name"] == endpoint.name
+
+
+def test_demo_endpoints_carry_this_installations_key_and_follow_a_new_secret_key(settings):
+    register_demo_agents("http://127.0.0.1:8000")
+    endpoint = AgentEndpoint.objects.get(slug="planner")
+    assert endpoint.auth_headers() == {KEY_HEADER: demo_key()}
+
+    settings.SECRET_KEY = "another-installation-" + "k" * 50
+    register_demo_agents("http://127.0.0.1:8000")
+
+    endpoint.refresh_from_db()
+    assert endpoint.auth_headers() == {KEY_HEADER: demo_key()} and endpoint.credential == demo_key()
+
+
+def test_an_endpoint_registered_before_the_key_existed_gets_it(settings):
+    register_demo_agents("http://127.0.0.1:8000")
+    AgentEndpoint.objects.filter(is_demo=True).update(auth_kind="none", auth_header_name="", credential="")
+
+    register_demo_agents("http://127.0.0.1:8000")
+
+    assert set(AgentEndpoint.objects.values_list("auth_kind", "credential")) == {("header", demo_key())}
+
+
+def test_command_registers_nothing_while_the_demo_agents_are_not_served(settings):
+    settings.AGENTS_UI_DEMO_AGENTS = False
+    assert "not served here (AGENTS_UI_DEMO_AGENTS is off)" in setup(force=True)
+    assert not AgentEndpoint.objects.exists()
+
+
+async def test_the_products_own_calls_carry_the_key_and_are_answered(live_url):
+    from ag_ui.core import RunAgentInput
+    from asgiref.sync import sync_to_async
+
+    from agents_ui.sdk import AgUiAgent, ExternalAgentClient
+
+    from .conftest import run_input
+
+    endpoints = {e.slug: e for e in await sync_to_async(register_demo_agents)(live_url)}
+    planner, desk = endpoints["planner"], endpoints["support-desk"]
+
+    run = AgUiAgent(planner.base_url, headers=planner.auth_headers(), timeout=10)
+    events = [event async for event in run.run(RunAgentInput.model_validate(run_input("Plan a party.")))]
+    conversation = await ExternalAgentClient(desk.base_url, headers=desk.auth_headers()).create_conversation()
+
+    assert events[-1].type == "RUN_FINISHED" and conversation.id
+    with pytest.raises(Exception, match="HTTP 403"):
+        await ExternalAgentClient(desk.base_url).create_conversation()

@@ -14,7 +14,8 @@ import pytest
 from django.core.cache import cache
 from playwright.sync_api import Page, expect
 
-from agents_ui.demo import agui_agents, external_agents
+from agents_ui.demo import registry
+from agents_ui.demo.external.store import STORE
 from agents_ui.demo.registry import register_demo_agents
 from agents_ui.models import Feedback, Message, Run, RunEvent
 from tests.factories import make_user
@@ -28,7 +29,7 @@ CIPHER_BLOB_PREFIX = "YWdlbnRzLXVpLWRlbW86djE6"
 # Every demo agent that converses, with what a first answer to GREETING says.
 GREETING = "Tell me about solar panels efficiency. Thanks."
 ANSWERS = {
-    "research-assistant": "Here is what I found about Tell me about solar panels efficiency",
+    "research-assistant": "Most rooftop panels sold today turn about 20 to 22% of the sunlight",
     "orchestrator": "Plan for “Tell me about solar panels efficiency”",
     "document-reviewer": "but I review documents",
     "operations": "It is sensitive, so I need your approval first.",
@@ -49,12 +50,10 @@ FINAL_STATUS = {"operations": "interrupted"}
 def demo(live_url: str) -> Iterator[str]:
     """The demo agents registered against the live server, each test from a blank slate."""
     cache.clear()  # discovery answers are cached per endpoint
-    agui_agents.reset_state()
-    external_agents.reset_state()
+    registry.reset_state()
     register_demo_agents(live_url)
     yield live_url
-    agui_agents.reset_state()
-    external_agents.reset_state()
+    registry.reset_state()
 
 
 def open_agent(page: Page, base: str, slug: str) -> None:
@@ -216,7 +215,7 @@ def test_orchestrator_shows_the_subagent_tree_and_a_chosen_subagent_answers(page
 
 
 def test_planner_state_panel_follows_the_state_document(page: Page, demo: str, signed_in, settings):
-    settings.AGENTS_UI_DEMO_PACING = 0.08
+    settings.AGENTS_UI_DEMO_PACING = 0.02
     signed_in()
     open_agent(page, demo, "planner")
     state = page.locator("#state-document")
@@ -231,11 +230,13 @@ def test_planner_state_panel_follows_the_state_document(page: Page, demo: str, s
     expect(state).to_contain_text("Clarify the goal: Plan the product launch in Berlin")
     expect(state).to_contain_text('"revision": 1')
 
-    # The state travels back on the next run: the agent revises its plan.
+    # The state travels back on the next run: the agent builds on its plan.
     send(page, "Now plan the Munich launch")
     expect(page.locator("#transcript section.run")).to_have_count(2, timeout=TIMEOUT)
     wait_run(page)
     expect(state).to_contain_text('"revision": 2')
+    expect(state).to_contain_text("Clarify the goal: Plan the product launch in Berlin")
+    expect(state).to_contain_text("Work in the change: Now plan the Munich launch")
 
 
 def test_cipher_shows_that_reasoning_is_hidden_never_the_blob(page: Page, demo: str, signed_in):
@@ -347,7 +348,7 @@ def test_reload_mid_run_loses_nothing_and_does_not_start_a_second_run(
     page: Page, demo: str, signed_in, settings, monkeypatch
 ):
     starts: list[str] = []
-    agent = agui_agents.AGUI_AGENTS["document-reviewer"]
+    agent = registry.AGUI_AGENTS["document-reviewer"]
     original = agent.run
 
     def counting_run(ctx):
@@ -392,7 +393,7 @@ def test_a_second_tab_follows_the_same_run(page: Page, demo: str, signed_in, set
     wait_run(page)
     first = last_run(page).locator(".run-items").inner_text()
     second = last_run(other).locator(".run-items").inner_text()
-    assert "Here is what I found about Compare lithium and sodium batteries" in first
+    assert "Lithium-ion cells still store the most energy for their weight" in first
     assert first == second
     assert Run.objects.count() == 1
     other.close()
@@ -419,7 +420,7 @@ def test_feedback_reaches_an_external_agent(page: Page, demo: str, signed_in):
     expect(last_run(page).locator(".feedback-done")).to_have_text("Thanks: marked not helpful.")
     record = Feedback.objects.get()
     assert record.value == "down" and record.sent_to_agent
-    assert [i["value"] for i in external_agents.STORE.interactions] == ["down"]
+    assert [i["value"] for i in STORE.interactions] == ["down"]
 
 
 def test_a_user_without_reasoning_permission_is_told_so(page: Page, demo: str, signed_in):

@@ -1,7 +1,7 @@
 """The workspace of every demo agent, in a browser: exactly the controls its declaration calls for.
 
 The expected plans below are derived by hand from each demo agent's declaration
-(agents_ui/demo/agui_agents.py, external_agents.py) and the rules of agents_ui.decisions, not read
+(agents_ui/demo/agui/, agents_ui/demo/external/) and the rules of agents_ui.decisions, not read
 back from the page: a change to either shows up here as a difference to explain.
 """
 
@@ -23,7 +23,8 @@ from tests.factories import make_user
 # AG-UI has no field for grounding, host context or stream profiles: always hidden for AG-UI agents.
 SHOWN: dict[str, set[str]] = {
     # reasoning.supported; tools.items; output.structuredOutput; humanInTheLoop.feedback;
-    # transport.streaming (stop); execution limits. No approvals/interrupts declared: unknown.
+    # transport.streaming (stop); execution limits; multimodal.input.audio (upload). No
+    # approvals/interrupts declared: unknown. state declares only memory: no state panel.
     "research-assistant": {
         "identity",
         "reasoning",
@@ -32,6 +33,7 @@ SHOWN: dict[str, set[str]] = {
         "feedback",
         "stop",
         "limits",
+        "upload",
     },
     # multiAgent.subagents (4); tools.items; streaming; execution.maxIterations.
     "orchestrator": {"identity", "subagents", "tools", "stop", "limits"},

@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from agents_ui.demo.gate import enabled
 from agents_ui.demo.registry import DEMO_AGENTS, register_demo_agents
 from agents_ui.models import AgentEndpoint
 
@@ -14,7 +15,8 @@ from agents_ui.models import AgentEndpoint
 class Command(BaseCommand):
     help = (
         "Register the demo agents as endpoints the first time (no demo endpoint exists yet), and point "
-        "existing demo endpoints at --base-url. Agents an admin deleted stay deleted unless --force."
+        "existing demo endpoints at --base-url with this installation's demo key. Agents an admin "
+        "deleted stay deleted unless --force. Nothing happens while AGENTS_UI_DEMO_AGENTS is off."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -32,6 +34,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, base_url: str | None, force: bool, **options: Any) -> None:
         base_url = base_url or settings.AGENTS_UI_PUBLIC_URL
+        if not enabled():
+            self.stdout.write("Demo agents: not served here (AGENTS_UI_DEMO_AGENTS is off), none registered.")
+            return
         if not settings.AGENTS_UI_DEMO_AUTOREGISTER and not force:
             self.stdout.write("Demo agents: automatic registration is off (AGENTS_UI_DEMO_AUTOREGISTER).")
             return

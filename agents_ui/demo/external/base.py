@@ -1,16 +1,13 @@
-"""The external-policy demo agents: their public policies, their state, and what their streams say.
+"""What every external-policy demo agent shares: its checks, its operations, and how a turn streams.
 
 They speak docs/PROTOCOLS.md section 2 exactly: policy and negotiation, conversations streamed in three
 profiles, approvals that pause an open stream, file uploads checked on their bytes, and the stable
-error codes of 2.3. The HTTP side is in views.py; this module raises `AgentError` and yields frames.
-
-Conversations, files, approvals, artifacts and limit counters live in module-level stores: that
-assumes one server process (an approval decided on another worker would never wake the stream).
+error codes of 2.3. The HTTP side is in ../views.py; these modules raise `AgentError` and yield frames.
+An agent's policy is data; its own work on a turn (its domain tools) is `act`, in its own module.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import math
@@ -19,72 +16,19 @@ import uuid
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import filetype
 
-from agents_ui.demo.replies import deltas, first_amount, human_size, keywords, paced, pause, topic_of
+from agents_ui.demo.external.errors import AgentError, invalid, not_found, unsupported
+from agents_ui.demo.external.store import STORE, Approval, Artifact, Conversation, StoredFile
+from agents_ui.demo.gate import AnswerBudget
+from agents_ui.demo.replies import deltas, human_size, keywords, paced, topic_of
 from agents_ui.sdk.policy import EXTERNAL_EVENT_TYPES, Done, LegacyText
 
 RUNTIME_STANDARD = "runtime-standard-v1"
 MODULES = "modules-v1"
 CHAT_LEGACY = "chat-legacy-v1"
-# Seconds an approval stays open before the agent denies it itself; tests shorten it.
-APPROVAL_TTL_SECONDS = 300.0
-# An SSE comment this often while a stream waits on an approval, so proxies keep it open.
-KEEPALIVE_SECONDS = 15.0
-
-
-class AgentError(Exception):
-    """A non-2xx answer of PROTOCOLS 2.3: the view turns it into {"error": {...}}."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        capability: str | None = None,
-        details: dict[str, Any] | None = None,
-        retry_after: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.capability = capability
-        self.details = details
-        self.retry_after = retry_after
-
-    def body(self, detail_level: str, request_id: str) -> dict[str, Any]:
-        """The error body, with as much detail as the agent's `publicErrorDetail` promises."""
-        error: dict[str, Any] = {"code": self.code}
-        if detail_level != "minimal":
-            error["message"] = self.message
-            if self.capability:
-                error["capability"] = self.capability
-            error["requestId"] = request_id
-        if detail_level == "diagnostic" and self.details:
-            error["details"] = self.details
-        return {"error": error}
-
-
-def unsupported(capability: str) -> AgentError:
-    return AgentError(
-        403,
-        "unsupported_capability",
-        f"This agent does not offer {capability}.",
-        capability=capability,
-    )
-
-
-def not_found(what: str) -> AgentError:
-    return AgentError(404, "not_found", f"Unknown {what}.")
-
-
-def invalid(message: str) -> AgentError:
-    return AgentError(400, "invalid_request", message)
 
 
 def new_id(prefix: str) -> str:
@@ -115,101 +59,16 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-# --- State -------------------------------------------------------------------------------------------
+# An event of a turn: (runtime event name, its data), or None for a keep-alive while the stream waits.
+TurnEvent = tuple[str, dict[str, Any]] | None
 
 
-@dataclass
-class Conversation:
-    id: str
-    agent: str
-    message_ids: list[str] = field(default_factory=list)
-    artifact_ids: list[str] = field(default_factory=list)
-
-
-@dataclass
-class StoredFile:
-    id: str
-    agent: str
-    name: str
-    mime_type: str
-    data: bytes
-
-    def info(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "mimeType": self.mime_type, "size": len(self.data)}
-
-
-@dataclass
-class Approval:
-    id: str
-    agent: str
-    tool_call_id: str
-    public_name: str
-    input: dict[str, Any]
-    side_effect_class: str
-    expires_at: datetime
-    decided: asyncio.Event = field(default_factory=asyncio.Event)
-    decision: str | None = None
-    edited_input: dict[str, Any] | None = None
-    reason: str | None = None
-
-    @property
-    def expired(self) -> bool:
-        return datetime.now(UTC) >= self.expires_at
-
-
-@dataclass
-class Artifact:
-    id: str
-    agent: str
-    conversation_id: str
-    name: str
-    mime_type: str
-    content: str
-
-    def info(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "mimeType": self.mime_type,
-            "size": len(self.content.encode()),
-            "conversationId": self.conversation_id,
-        }
-
-
-@dataclass
-class Store:
-    """Everything the external demo agents remember (one process; see the module docstring)."""
-
-    conversations: dict[str, Conversation] = field(default_factory=dict)
-    files: dict[str, StoredFile] = field(default_factory=dict)
-    approvals: dict[str, Approval] = field(default_factory=dict)
-    artifacts: dict[str, Artifact] = field(default_factory=dict)
-    interactions: list[dict[str, Any]] = field(default_factory=list)
-    # (agent, scope key) -> monotonic times of recent requests, for the rate limits.
-    hits: dict[tuple[str, str], deque[float]] = field(default_factory=dict)
-    # (agent, scope) -> [(monotonic time, amount)], for the spend limits.
-    spend: dict[tuple[str, str], list[tuple[float, float]]] = field(default_factory=dict)
-
-    def clear(self) -> None:
-        # A stream still waiting on a forgotten approval ends on its own at expiry.
-        self.conversations.clear()
-        self.files.clear()
-        self.approvals.clear()
-        self.artifacts.clear()
-        self.interactions.clear()
-        self.hits.clear()
-        self.spend.clear()
-
-
-STORE = Store()
-
-
-# --- Agents ------------------------------------------------------------------------------------------
+# --- The agent ---------------------------------------------------------------------------------------
 
 
 @dataclass
 class ExternalDemoAgent:
-    """An external-policy demo agent: its policy is data, its replies come from `reply`."""
+    """An external-policy demo agent: its policy is data; its own work on a turn is `act`."""
 
     slug: str
     policy: dict[str, Any]
@@ -218,7 +77,7 @@ class ExternalDemoAgent:
     def detail_level(self) -> str:
         return self.policy.get("publicErrorDetail", "standard")
 
-    # --- Checks, in the order a request meets them --------------------------------------------------
+    # --- Checks, in the order a request meets them ---------------------------------------------------
 
     def check_sdk_version(self, header: str | None) -> None:
         minimum = (self.policy.get("sdk") or {}).get("minVersion")
@@ -466,9 +325,18 @@ class ExternalDemoAgent:
             modules=negotiated["outputModuleTypes"],
             grounding=negotiated["providerGroundingDisplay"],
         )
-        if turn.wants_refund and turn.profile == RUNTIME_STANDARD:
-            self.check_spend(turn.refund_amount)
+        self.check_turn(turn)
         return turn
+
+    # --- What each agent does its own way ------------------------------------------------------------
+
+    def check_turn(self, turn: MessageTurn) -> None:
+        """This agent's own checks of a turn that must answer with an HTTP status (e.g. a spend limit)."""
+
+    async def act(self, turn: MessageTurn, topic: str, notes: list[str]) -> AsyncIterator[TurnEvent]:
+        """This agent's own work before it answers (its domain tools); `notes` go into the answer."""
+        return
+        yield  # pragma: no cover - makes this an async generator
 
 
 @dataclass
@@ -485,53 +353,17 @@ class MessageTurn:
     grounding: bool
     run_id: str = field(default_factory=lambda: new_id("run"))
 
-    @property
-    def wants_refund(self) -> bool:
-        lowered = self.content.lower()
-        return self.agent.slug == "support-desk" and any(
-            w in lowered for w in ("refund", "money back", "reimburse")
-        )
-
-    @property
-    def refund_amount(self) -> float:
-        return first_amount(self.content, 40.0)
-
     def tool(self, public_name: str) -> dict[str, Any]:
         return next(t for t in self.agent.policy["domainTools"] if t["publicName"] == public_name)
 
-    async def events(self) -> AsyncIterator[tuple[str, dict[str, Any]] | None]:
+    async def events(self) -> AsyncIterator[TurnEvent]:
         """The runtime events of this turn, in order; None is a keep-alive while waiting."""
         yield "run:started", {"runId": self.run_id, "conversationId": self.conversation.id}
         topic = topic_of(self.content)
         notes: list[str] = []
 
-        if self.agent.slug == "archive":
-            async for item in self._archive_tools(topic):
-                yield item
-        elif self.agent.slug == "support-desk":
-            call_id = new_id("call")
-            order = f"A-{sum(map(ord, topic)) % 9000 + 1000}"
-            yield (
-                "tool:started",
-                {"toolCallId": call_id, "publicName": "lookup_order", "input": {"orderId": order}},
-            )
-            await pause()
-            yield (
-                "tool:completed",
-                {
-                    "toolCallId": call_id,
-                    "status": "completed",
-                    "output": {"orderId": order, "status": "delivered", "total": 89.9, "currency": "EUR"},
-                },
-            )
-            notes.append(f"I found order {order} (delivered, 89.90 EUR).")
-            if self.wants_refund and self.profile == RUNTIME_STANDARD:
-                async for item in self._refund(order, notes):
-                    yield item
-            elif self.wants_refund:
-                notes.append(
-                    "Refunds need approval, which this stream profile cannot show: use runtime-standard-v1."
-                )
+        async for item in self.agent.act(self, topic, notes):
+            yield item
 
         if self.files:
             listed = ", ".join(f"{f.name} ({f.mime_type}, {human_size(len(f.data))})" for f in self.files)
@@ -589,77 +421,6 @@ class MessageTurn:
             {"runId": self.run_id, "usage": {"inputTokens": words, "outputTokens": len(answer.split())}},
         )
 
-    async def _archive_tools(self, topic: str) -> AsyncIterator[tuple[str, dict[str, Any]] | None]:
-        call_id = new_id("call")
-        yield (
-            "tool:started",
-            {"toolCallId": call_id, "publicName": "search_records", "input": {"query": topic}},
-        )
-        await pause()
-        yield "tool:completed", {"toolCallId": call_id, "status": "completed", "output": {"matches": 3}}
-
-    async def _refund(self, order: str, notes: list[str]) -> AsyncIterator[tuple[str, dict[str, Any]] | None]:
-        tool = self.tool("issue_refund")
-        amount = self.refund_amount
-        call_id = new_id("call")
-        tool_input = {"orderId": order, "amount": amount, "currency": "EUR"}
-        approval = Approval(
-            id=new_id("approval"),
-            agent=self.agent.slug,
-            tool_call_id=call_id,
-            public_name=tool["publicName"],
-            input=tool_input,
-            side_effect_class=tool["operation"]["sideEffectClass"],
-            expires_at=datetime.now(UTC) + timedelta(seconds=APPROVAL_TTL_SECONDS),
-        )
-        STORE.approvals[approval.id] = approval
-        yield "tool:started", {"toolCallId": call_id, "publicName": approval.public_name, "input": tool_input}
-        yield (
-            "approval:requested",
-            {
-                "approvalId": approval.id,
-                "toolCallId": call_id,
-                "publicName": approval.public_name,
-                "input": tool_input,
-                "sideEffectClass": approval.side_effect_class,
-                "expiresAt": approval.expires_at.isoformat().replace("+00:00", "Z"),
-            },
-        )
-        # The stream stays open here until someone decides, or until the approval expires.
-        while not approval.decided.is_set():
-            remaining = (approval.expires_at - datetime.now(UTC)).total_seconds()
-            if remaining <= 0:
-                break
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(approval.decided.wait(), timeout=min(remaining, KEEPALIVE_SECONDS))
-            if not approval.decided.is_set() and not approval.expired:
-                yield None
-        if approval.decision is None:
-            approval.decision, approval.reason = "deny", "expired"
-        resolved: dict[str, Any] = {"approvalId": approval.id, "decision": approval.decision}
-        if approval.reason:
-            resolved["reason"] = approval.reason
-        yield "approval:resolved", resolved
-        if approval.decision == "approve":
-            final_input = {**tool_input, **(approval.edited_input or {})}
-            refunded = first_amount(str(final_input.get("amount")), amount)
-            self.agent.record_spend(refunded)
-            output = {
-                "refundId": new_id("refund"),
-                "amount": refunded,
-                "currency": final_input.get("currency"),
-            }
-            yield "tool:completed", {"toolCallId": call_id, "status": "completed", "output": output}
-            edited = " (with your edits)" if approval.edited_input else ""
-            notes.append(f"Refund of {refunded:g} {output['currency']} issued{edited}.")
-        else:
-            why = "it expired" if approval.reason == "expired" else "it was denied"
-            yield (
-                "tool:completed",
-                {"toolCallId": call_id, "status": "denied", "output": {"reason": approval.reason}},
-            )
-            notes.append(f"No refund was issued: {why}.")
-
     def _module(self, module_type: str, topic: str) -> dict[str, Any]:
         if module_type == "table":
             return {
@@ -674,34 +435,48 @@ class MessageTurn:
             },
         }
 
-    async def frames(self) -> AsyncIterator[str]:
-        """The turn as SSE frames in the negotiated profile (PROTOCOLS 2.2).
+    async def frames(self, budget: AnswerBudget) -> AsyncIterator[str]:
+        """The turn as SSE frames in the negotiated profile (PROTOCOLS 2.2), ended early past `budget`.
 
         Each event goes through the SDK's own event model: what the demo writes is what the client
         reads, by construction.
         """
         sequence = 0
-        async for item in self.events():
-            if item is None:
-                yield ": waiting for an approval decision\n\n"
-                continue
-            name, data = item
-            if self.profile == CHAT_LEGACY:
-                if name == "message:delta":
-                    yield LegacyText(text=data["delta"]).to_sse()
-                elif name in ("run:completed", "run:failed"):
-                    yield Done().to_sse()
-                continue
-            if self.profile == MODULES and name not in _MODULES_EVENTS:
-                continue
-            sequence += 1
-            yield EXTERNAL_EVENT_TYPES[name].model_validate(data).to_sse(sequence)
+        async with contextlib.aclosing(self.events()) as events:
+            async for item in events:
+                if item is None:
+                    frame = ": waiting for an approval decision\n\n"
+                else:
+                    name, data = item
+                    if self.profile == CHAT_LEGACY:
+                        if name == "message:delta":
+                            frame = LegacyText(text=data["delta"]).to_sse()
+                        elif name in ("run:completed", "run:failed"):
+                            frame = Done().to_sse()
+                        else:
+                            continue
+                    elif self.profile == MODULES and name not in _MODULES_EVENTS:
+                        continue
+                    else:
+                        sequence += 1
+                        frame = EXTERNAL_EVENT_TYPES[name].model_validate(data).to_sse(sequence)
+                if not budget.allows(frame):
+                    yield self._cut_short(budget, sequence + 1)
+                    return
+                yield frame
+
+    def _cut_short(self, budget: AnswerBudget, sequence: int) -> str:
+        """The frame that ends a turn whose answer outgrew its budget."""
+        if self.profile == CHAT_LEGACY:
+            return Done().to_sse()
+        error = {"code": "answer_too_large", "message": budget.message}
+        return EXTERNAL_EVENT_TYPES["run:failed"].model_validate({"error": error}).to_sse(sequence)
 
 
 _MODULES_EVENTS = {"run:started", "run:completed", "run:failed", "module"}
 
 
-def _domain_tool(
+def domain_tool(
     name: str,
     description: str,
     kind: str,
@@ -729,200 +504,9 @@ def _domain_tool(
     return tool
 
 
-def _schema(**properties: str) -> dict[str, Any]:
+def schema(**properties: str) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {name: {"type": kind} for name, kind in properties.items()},
         "required": list(properties),
     }
-
-
-SUPPORT_DESK = ExternalDemoAgent(
-    slug="support-desk",
-    policy={
-        "identity": {
-            "name": "Support Desk",
-            "description": "Customer support for orders: looks orders up, updates them, and issues refunds "
-            "after a human approves them.",
-            "version": "4.2.0",
-            "provider": "Agents UI demo agents",
-        },
-        "capabilities": {
-            "messages": True,
-            "conversations": True,
-            "files": True,
-            "artifacts": False,
-            "interactions": True,
-            "approvals": True,
-        },
-        "streamProfiles": [RUNTIME_STANDARD, MODULES, CHAT_LEGACY],
-        "defaultStreamProfile": RUNTIME_STANDARD,
-        "outputModuleTypes": ["citation"],
-        "providerGroundingDisplay": True,
-        "domainTools": [
-            _domain_tool(
-                "lookup_order",
-                "Find an order and its status.",
-                "query",
-                "read",
-                "idempotent",
-                False,
-                _schema(orderId="string"),
-                output_schema=_schema(orderId="string", status="string", total="number", currency="string"),
-            ),
-            _domain_tool(
-                "update_shipping_address",
-                "Change where an order not yet shipped is delivered.",
-                "command",
-                "write",
-                "idempotent",
-                False,
-                _schema(orderId="string", address="string"),
-            ),
-            _domain_tool(
-                "notify_carrier",
-                "Ask the carrier to re-deliver or hold a parcel.",
-                "command",
-                "external",
-                "non_idempotent",
-                False,
-                _schema(orderId="string", instruction="string"),
-                status="degraded",
-            ),
-            _domain_tool(
-                "issue_refund",
-                "Refund all or part of an order to the original payment method.",
-                "command",
-                "financial",
-                "non_idempotent",
-                True,
-                _schema(orderId="string", amount="number", currency="string"),
-            ),
-            _domain_tool(
-                "close_account",
-                "Close the customer's account and erase its data.",
-                "command",
-                "destructive",
-                "idempotent",
-                True,
-                _schema(customerId="string"),
-                status="disabled",
-            ),
-        ],
-        "filePolicy": {
-            "upload": True,
-            "read": True,
-            "maxUploadBytes": 5 * 1024 * 1024,
-            "allowedMimeTypes": ["application/pdf", "image/png"],
-        },
-        "hostContextPolicy": {
-            "acceptedFields": ["page.url", "page.title", "user.locale"],
-            "maxTotalBytes": 1024,
-        },
-        "rateLimits": [
-            {"scope": "conversation", "limit": 20, "windowSeconds": 60},
-            {"scope": "agent", "limit": 600, "windowSeconds": 3600},
-        ],
-        "spendLimits": [{"scope": "refunds", "limit": 500, "currency": "EUR", "windowSeconds": 86400}],
-        "publicErrorDetail": "standard",
-        "sdk": {"minVersion": "1.0.0"},
-    },
-)
-
-ARCHIVE = ExternalDemoAgent(
-    slug="archive",
-    policy={
-        "identity": {
-            "name": "Records Archive",
-            "description": "Searches the company archive and returns tables and downloadable summaries.",
-            "version": "2.0.5",
-            "provider": "Agents UI demo agents",
-        },
-        "capabilities": {
-            "messages": True,
-            "conversations": True,
-            "files": False,
-            "artifacts": True,
-            "interactions": False,
-            "approvals": False,
-        },
-        "streamProfiles": [MODULES, RUNTIME_STANDARD],
-        "defaultStreamProfile": MODULES,
-        "outputModuleTypes": ["table", "citation"],
-        "providerGroundingDisplay": False,
-        "domainTools": [
-            _domain_tool(
-                "search_records",
-                "Full-text search over archived records.",
-                "query",
-                "read",
-                "idempotent",
-                False,
-                _schema(query="string"),
-            ),
-            _domain_tool(
-                "export_summary",
-                "Write a summary of the matches as a Markdown artifact.",
-                "command",
-                "write",
-                "idempotent",
-                False,
-                _schema(query="string"),
-            ),
-            _domain_tool(
-                "purge_records",
-                "Permanently delete archived records.",
-                "command",
-                "destructive",
-                "non_idempotent",
-                False,
-                _schema(query="string"),
-                status="disabled",
-            ),
-        ],
-        "filePolicy": {"upload": False, "read": False, "maxUploadBytes": 0, "allowedMimeTypes": []},
-        "hostContextPolicy": {"acceptedFields": ["user.locale"], "maxTotalBytes": 128},
-        "rateLimits": [{"scope": "agent", "limit": 120, "windowSeconds": 3600}],
-        "spendLimits": [],
-        "publicErrorDetail": "minimal",
-        "sdk": {"minVersion": None},
-    },
-)
-
-FUTURE_AGENT = ExternalDemoAgent(
-    slug="future-agent",
-    policy={
-        "identity": {
-            "name": "Nova (preview)",
-            "description": "A preview agent built for the next SDK generation; older clients must upgrade.",
-            "version": "0.1.0-preview",
-            "provider": "Agents UI demo agents",
-        },
-        "capabilities": {
-            "messages": True,
-            "conversations": True,
-            "files": False,
-            "artifacts": False,
-            "interactions": True,
-            "approvals": False,
-        },
-        "streamProfiles": [RUNTIME_STANDARD],
-        "defaultStreamProfile": RUNTIME_STANDARD,
-        "outputModuleTypes": [],
-        "providerGroundingDisplay": False,
-        "domainTools": [],
-        "filePolicy": {"upload": False, "read": False, "maxUploadBytes": 0, "allowedMimeTypes": []},
-        "hostContextPolicy": {"acceptedFields": [], "maxTotalBytes": 0},
-        "rateLimits": [],
-        "spendLimits": [],
-        "publicErrorDetail": "diagnostic",
-        "sdk": {"minVersion": "2.0.0"},
-    },
-)
-
-EXTERNAL_AGENTS: dict[str, ExternalDemoAgent] = {a.slug: a for a in (SUPPORT_DESK, ARCHIVE, FUTURE_AGENT)}
-
-
-def reset_state() -> None:
-    """Forget every conversation, file, approval, artifact and limit counter (tests, fresh demo)."""
-    STORE.clear()
