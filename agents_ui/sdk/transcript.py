@@ -32,6 +32,7 @@ __all__ = [
     "TranscriptBuilder",
     "TranscriptMessage",
     "afold",
+    "display_text",
     "fold",
 ]
 
@@ -116,7 +117,35 @@ class TranscriptMessage(_StreamedText):
     tool_call_id: str | None = None
     # Non-text parts of a message from MESSAGES_SNAPSHOT (images, documents), kept as given.
     parts: list[Any] = field(default_factory=list)
+    # role="tool" messages: why the tool failed, when a snapshot said so.
+    error: str | None = None
+    # The agent's opaque value for this message (REASONING_ENCRYPTED_VALUE), kept to send back.
+    encrypted_value: str | None = None
     _text: _Parts = field(default_factory=_Parts, repr=False)
+
+
+def display_text(value: Any) -> str:
+    """A tool result as a person reads it: text as itself, any other JSON document pretty-printed.
+
+    Results travel as text; a JSON string (``"Sent"``) or text that is not JSON is shown without
+    quotes, a JSON object, array or number is shown indented.
+    """
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(value, str):
+            return value
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=_plain)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _plain(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_none=True) if dump is not None else str(value)
 
 
 @dataclass(slots=True, eq=False)
@@ -142,6 +171,21 @@ class ToolCallRecord:
     def args_text(self) -> str:
         return self._args.text
 
+    @property
+    def result_display(self) -> str:
+        """The result as shown: see :func:`display_text` (``result`` keeps what the agent sent)."""
+        return display_text(self.result) if self.has_result else ""
+
+    def fill_args(self, text: str) -> None:
+        """The arguments a MESSAGES_SNAPSHOT gives: they complete a call still streaming, and fill
+        in a complete one that streamed none; streamed arguments are kept."""
+        if self.complete:
+            if self._args.length or not text:
+                return
+            self.complete, self.args, self.args_error = False, None, None
+        self._args.set(text)
+        self.finish()
+
     def finish(self) -> None:
         """Mark complete and parse the arguments (once; an empty text is ``{}``)."""
         if self.complete:
@@ -161,11 +205,17 @@ class ToolCallRecord:
 class ReasoningEntry(_StreamedText):
     id: str
     subagent_run_id: str | None = None
+    position: int = 0
     complete: bool = False
-    # Encrypted reasoning is kept opaque: stored to send back, never shown.
-    encrypted: bool = False
+    # The provider's opaque value (a signature, or the whole reasoning sealed): stored to send
+    # back, never shown.
     encrypted_value: str | None = None
     _text: _Parts = field(default_factory=_Parts, repr=False)
+
+    @property
+    def encrypted(self) -> bool:
+        """Sealed: the reasoning exists only as the encrypted value, there is no text to show."""
+        return self.encrypted_value is not None and self._text.length == 0
 
 
 @dataclass(slots=True, eq=False)
@@ -337,6 +387,8 @@ class TranscriptBuilder:
         self._open_text: str | None = None
         self._open_tool: str | None = None
         self._open_reasoning: str | None = None
+        # Encrypted values for a tool call not begun yet: given to it when it begins.
+        self._waiting_values: dict[str, str] = {}
         self._handlers: dict[type, Callable[[Any], None]] = {
             ag.RunStartedEvent: self._run_started,
             ag.RunFinishedEvent: self._run_finished,
@@ -431,6 +483,8 @@ class TranscriptBuilder:
             record = ToolCallRecord(id=tool_call_id, name=name, position=self.transcript.event_count, **extra)
             self.transcript.tool_calls[tool_call_id] = record
             self.transcript.observed.tool_calls = True
+            if self._waiting_values:
+                record.encrypted_value = self._waiting_values.pop(tool_call_id, None)
         elif name and not record.name:
             record.name = name
         return record
@@ -438,7 +492,9 @@ class TranscriptBuilder:
     def _reasoning_entry(self, entry_id: str, subagent_run_id: str | None = None) -> ReasoningEntry:
         entry = self._reasoning.get(entry_id)
         if entry is None:
-            entry = ReasoningEntry(id=entry_id, subagent_run_id=subagent_run_id)
+            entry = ReasoningEntry(
+                id=entry_id, subagent_run_id=subagent_run_id, position=self.transcript.event_count
+            )
             self._reasoning[entry_id] = entry
             self.transcript.reasoning.append(entry)
         return entry
@@ -572,8 +628,8 @@ class TranscriptBuilder:
         if event.delta:
             record._args.append(event.delta)
 
-    def _set_tool_result(self, tool_call_id: str, content: Any, error: str | None = None) -> None:
-        record = self._tool(tool_call_id)
+    @staticmethod
+    def _store_result(record: ToolCallRecord, content: Any, error: str | None = None) -> None:
         record.finish()  # a result implies the arguments are complete (chunked calls have no END)
         text, parts = _content_text(content)
         record.result = text if not parts else content
@@ -581,7 +637,7 @@ class TranscriptBuilder:
         record.result_error = error
 
     def _tool_result(self, event: ag.ToolCallResultEvent) -> None:
-        self._set_tool_result(event.tool_call_id, event.content)
+        self._store_result(self._tool(event.tool_call_id), event.content)
         message = self._message(event.message_id, "tool", event.subagent_run_id)
         message.tool_call_id = event.tool_call_id
         text, parts = _content_text(event.content)
@@ -614,6 +670,7 @@ class TranscriptBuilder:
                 subagent_run_id=getattr(wire, "subagent_run_id", None),
                 name=getattr(wire, "name", None),
                 complete=True,
+                encrypted_value=getattr(wire, "encrypted_value", None),
             )
             if role == "activity":
                 message.parts = [wire.content]
@@ -624,28 +681,33 @@ class TranscriptBuilder:
             if role == "assistant" and wire.tool_calls:
                 for call in wire.tool_calls:
                     record = self._tool(call.id, call.function.name, parent_message_id=wire.id)
-                    if not record.complete:
-                        record._args.set(call.function.arguments)
-                        record.finish()
-                    if call.encrypted_value:
-                        record.encrypted_value = call.encrypted_value
+                    self._fill_call(record, call)
                     message.tool_call_ids.append(call.id)
             elif role == "tool":
                 # Resumed runs may carry the result only here (docs/PROTOCOLS.md 1.3).
                 message.tool_call_id = wire.tool_call_id
-                self._set_tool_result(wire.tool_call_id, wire.content, wire.error)
+                message.error = wire.error
+                record = self._tool(wire.tool_call_id)
+                if not record.has_result:
+                    self._store_result(record, wire.content, wire.error)
             elif role == "reasoning":
                 entry = self._reasoning_entry(wire.id)
                 if wire.content and not entry.text:
                     entry._text.set(wire.content)
                 if wire.encrypted_value:
-                    entry.encrypted = True
                     entry.encrypted_value = wire.encrypted_value
                 entry.complete = True
             messages.append(message)
             index[message.id] = message
         self.transcript.messages = messages
         self._messages = index
+
+    @staticmethod
+    def _fill_call(record: ToolCallRecord, call: ag.ToolCall) -> None:
+        # A call streamed without TOOL_CALL_ARGS gets its arguments from the snapshot.
+        record.fill_args(call.function.arguments)
+        if call.encrypted_value:
+            record.encrypted_value = call.encrypted_value
 
     def _activity_snapshot(self, event: ag.ActivitySnapshotEvent) -> None:
         existing = self.transcript.activities.get(event.message_id)
@@ -703,16 +765,34 @@ class TranscriptBuilder:
         self._open_reasoning = None
 
     def _reasoning_encrypted(self, event: ag.ReasoningEncryptedValueEvent) -> None:
+        """An opaque value for its entity: a reasoning message, another message, or a tool call.
+
+        Only a value on reasoning is evidence of reasoning (pydantic-ai also carries a tool's kind and
+        a denied result's outcome this way), and only reasoning with no text is sealed.
+        """
+        entity, value = event.entity_id, event.encrypted_value
+        if event.subtype == "tool-call":
+            record = self.transcript.tool_calls.get(entity)
+            if record is not None:
+                record.encrypted_value = value
+            else:
+                self._waiting_values[entity] = value
+            return
+        entry = self._reasoning.get(entity)
+        if entry is None:
+            message = self._messages.get(entity)
+            if message is not None and message.role != "activity":
+                message.encrypted_value = value
+                return
+            # Nothing of that id yet: reasoning that exists only sealed (REASONING_START, the value,
+            # REASONING_END), or a value the agent sends before the answer it belongs to.
+            entry = self._reasoning_entry(entity, event.subagent_run_id)
+            entry.complete = True
+        entry.encrypted_value = value
         observed = self.transcript.observed
         observed.reasoning = True
-        observed.encrypted_reasoning = True
-        if event.subtype == "tool-call":
-            self._tool(event.entity_id).encrypted_value = event.encrypted_value
-            return
-        entry = self._reasoning_entry(event.entity_id, event.subagent_run_id)
-        entry.encrypted = True
-        entry.encrypted_value = event.encrypted_value
-        entry.complete = True
+        if entry.encrypted:
+            observed.encrypted_reasoning = True
 
     # --- AG-UI: sub-agents ---------------------------------------------------------------------
 
