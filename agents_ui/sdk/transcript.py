@@ -1,8 +1,10 @@
 """The fold: an event stream (either protocol) -> the run transcript the UI renders and tests assert.
 
 ``TranscriptBuilder.apply(event)`` folds live, one event at a time; ``fold(events)`` folds a whole
-stream. Both protocols land in the same ``Transcript`` shape. The fold never raises on a strange
-stream: what cannot be applied is recorded in ``Transcript.errors`` and the fold goes on.
+stream, ``fold_thread(runs)`` a thread's runs, each seeing the ones before it (a resume's results
+belong to the calls the interrupted run opened). Both protocols land in the same ``Transcript``
+shape. The fold never raises on a strange stream: what cannot be applied is recorded in
+``Transcript.errors`` and the fold goes on.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "afold",
     "display_text",
     "fold",
+    "fold_thread",
 ]
 
 logger = logging.getLogger(__name__)
@@ -308,6 +311,9 @@ class Transcript:
     grounding: list[ext.GroundingSource] = field(default_factory=list)
     artifacts: list[ext.ArtifactCreated] = field(default_factory=list)
     approvals: dict[str, ApprovalRecord] = field(default_factory=dict)
+    # Calls an earlier run of the thread opened and this run gave the result of (a resume):
+    # id -> that earlier run's own record, which now holds the result.
+    answered_earlier: dict[str, ToolCallRecord] = field(default_factory=dict)
     usage: Any = None
     outcome: Outcome | None = None
     observed: Observed = field(default_factory=Observed)
@@ -376,19 +382,40 @@ _TEXT_DELTAS: dict[type, str] = {
 }
 
 
-class TranscriptBuilder:
-    """Folds events into ``self.transcript``, one :meth:`apply` at a time."""
+def _said_ids(transcripts: Iterable[Transcript]) -> frozenset[str]:
+    """What runs said, by id: messages, reasoning, and the messages their calls named."""
+    ids: set[str] = set()
+    for t in transcripts:
+        ids.update(m.id for m in t.messages)
+        ids.update(r.id for r in t.reasoning)
+        ids.update(c.parent_message_id for c in t.tool_calls.values() if c.parent_message_id)
+    return frozenset(ids)
 
-    def __init__(self, transcript: Transcript | None = None) -> None:
+
+class TranscriptBuilder:
+    """Folds events into ``self.transcript``, one :meth:`apply` at a time.
+
+    ``earlier`` are the transcripts of the thread's earlier runs, oldest first (each folded with its
+    own earlier runs, as :func:`fold_thread` does). AG-UI ids are not unique across runs, so this
+    run's tool calls are its own, keyed by id within the run; what belongs to an earlier run stays
+    there: a result for a call an earlier run left open (a resume) goes on that call, and a
+    MESSAGES_SNAPSHOT's repeat of earlier messages only fills in what those calls lacked.
+    """
+
+    def __init__(self, transcript: Transcript | None = None, *, earlier: Iterable[Transcript] = ()) -> None:
         self.transcript = transcript or Transcript()
+        self.earlier: tuple[Transcript, ...] = tuple(earlier)
         self._messages: dict[str, TranscriptMessage] = {m.id: m for m in self.transcript.messages}
         self._reasoning: dict[str, ReasoningEntry] = {r.id: r for r in self.transcript.reasoning}
+        self._earlier_ids = _said_ids(self.earlier)
         self._subagents: dict[str, SubagentNode] = {}
         self._open_text: str | None = None
         self._open_tool: str | None = None
         self._open_reasoning: str | None = None
         # Encrypted values for a tool call not begun yet: given to it when it begins.
         self._waiting_values: dict[str, str] = {}
+        # Open calls of earlier runs that this run announced again, by id.
+        self._continued: dict[str, ToolCallRecord] = {}
         self._handlers: dict[type, Callable[[Any], None]] = {
             ag.RunStartedEvent: self._run_started,
             ag.RunFinishedEvent: self._run_finished,
@@ -489,6 +516,22 @@ class TranscriptBuilder:
             record.name = name
         return record
 
+    def _earlier_call(self, tool_call_id: str, *, open_only: bool = False) -> ToolCallRecord | None:
+        """The latest call with this id in an earlier run (still without a result, if ``open_only``)."""
+        for transcript in reversed(self.earlier):
+            record = transcript.tool_calls.get(tool_call_id)
+            if record is not None and not (open_only and record.has_result):
+                return record
+        return None
+
+    def _answer_earlier(self, record: ToolCallRecord, content: Any, error: str | None = None) -> None:
+        """This run gives the result of a call an earlier run opened: it goes on that call."""
+        self._store_result(record, content, error)
+        self.transcript.answered_earlier[record.id] = record
+        for transcript in self.earlier:
+            if transcript.tool_calls.get(record.id) is record:
+                transcript.revision += 1  # a view of that run sees it changed
+
     def _reasoning_entry(self, entry_id: str, subagent_run_id: str | None = None) -> ReasoningEntry:
         entry = self._reasoning.get(entry_id)
         if entry is None:
@@ -585,6 +628,9 @@ class TranscriptBuilder:
     # --- AG-UI: tool calls ---------------------------------------------------------------------
 
     def _tool_start(self, event: ag.ToolCallStartEvent) -> None:
+        if self._continues(event.tool_call_id) is not None:
+            self._open_tool = event.tool_call_id
+            return
         record = self._tool(
             event.tool_call_id,
             event.tool_call_name,
@@ -597,9 +643,29 @@ class TranscriptBuilder:
             if parent is not None and record.id not in parent.tool_call_ids:
                 parent.tool_call_ids.append(record.id)
 
+    def _continues(self, tool_call_id: str) -> ToolCallRecord | None:
+        """The open call of an earlier run that this run announces again (LangGraph streams it anew
+        on a resume): its arguments are kept, unless they never completed."""
+        if not self.earlier or tool_call_id in self.transcript.tool_calls:
+            return None
+        record = self._continued.get(tool_call_id)
+        if record is None or record.has_result:
+            record = self._earlier_call(tool_call_id, open_only=True)
+            if record is None:
+                return None
+            self._continued[tool_call_id] = record
+            if not record.complete:
+                record._args.set("")
+        return record
+
     def _tool_args(self, event: ag.ToolCallArgsEvent) -> None:
         record = self.transcript.tool_calls.get(event.tool_call_id)
         if record is None:
+            continued = self._continued.get(event.tool_call_id)
+            if continued is not None:
+                if not continued.complete:
+                    continued._args.append(event.delta)
+                return
             self.transcript.errors.append(
                 f"arguments for tool call {event.tool_call_id!r} arrived before its start"
             )
@@ -607,7 +673,7 @@ class TranscriptBuilder:
         record._args.append(event.delta)
 
     def _tool_end(self, event: ag.ToolCallEndEvent) -> None:
-        record = self.transcript.tool_calls.get(event.tool_call_id)
+        record = self.transcript.tool_calls.get(event.tool_call_id) or self._continued.get(event.tool_call_id)
         if record is not None:
             record.finish()
         if self._open_tool == event.tool_call_id:
@@ -618,13 +684,18 @@ class TranscriptBuilder:
         if tool_call_id is None:
             self.transcript.errors.append("a TOOL_CALL_CHUNK without toolCallId and no open tool call")
             return
+        self._open_tool = tool_call_id
+        continued = self._continues(tool_call_id)
+        if continued is not None:
+            if event.delta and not continued.complete:
+                continued._args.append(event.delta)
+            return
         record = self._tool(
             tool_call_id,
             event.tool_call_name or "",
             parent_message_id=event.parent_message_id,
             subagent_run_id=event.subagent_run_id,
         )
-        self._open_tool = tool_call_id
         if event.delta:
             record._args.append(event.delta)
 
@@ -637,7 +708,13 @@ class TranscriptBuilder:
         record.result_error = error
 
     def _tool_result(self, event: ag.ToolCallResultEvent) -> None:
-        self._store_result(self._tool(event.tool_call_id), event.content)
+        record = self.transcript.tool_calls.get(event.tool_call_id)
+        earlier = self._earlier_call(event.tool_call_id, open_only=True) if record is None else None
+        if earlier is not None:
+            self._answer_earlier(earlier, event.content)
+        else:
+            # A call of this run, or an id an earlier run already answered: a new call.
+            self._store_result(record or self._tool(event.tool_call_id), event.content)
         message = self._message(event.message_id, "tool", event.subagent_run_id)
         message.tool_call_id = event.tool_call_id
         text, parts = _content_text(event.content)
@@ -660,9 +737,14 @@ class TranscriptBuilder:
     def _messages_snapshot(self, event: ag.MessagesSnapshotEvent) -> None:
         messages: list[TranscriptMessage] = []
         index: dict[str, TranscriptMessage] = {}
+        earlier_ids = self._earlier_ids
         for wire in event.messages:
             role = wire.role
             known = self._messages.get(wire.id)
+            if known is None and wire.id in earlier_ids:
+                # The snapshot is conversation-wide: an earlier run's message stays with that run.
+                self._snapshot_repeat(wire)
+                continue
             message = TranscriptMessage(
                 id=wire.id,
                 role=role,
@@ -680,15 +762,29 @@ class TranscriptBuilder:
                 message.parts = parts
             if role == "assistant" and wire.tool_calls:
                 for call in wire.tool_calls:
-                    record = self._tool(call.id, call.function.name, parent_message_id=wire.id)
+                    record = self.transcript.tool_calls.get(call.id)
+                    if record is None:
+                        earlier = self._earlier_call(call.id)
+                        if earlier is not None:
+                            # Not begun in this run: the earlier run's call, listed again.
+                            self._fill_call(earlier, call)
+                            continue
+                        record = self._tool(call.id, call.function.name, parent_message_id=wire.id)
                     self._fill_call(record, call)
                     message.tool_call_ids.append(call.id)
             elif role == "tool":
                 # Resumed runs may carry the result only here (docs/PROTOCOLS.md 1.3).
                 message.tool_call_id = wire.tool_call_id
                 message.error = wire.error
-                record = self._tool(wire.tool_call_id)
-                if not record.has_result:
+                record = self.transcript.tool_calls.get(wire.tool_call_id)
+                if record is None:
+                    earlier = self._earlier_call(wire.tool_call_id)
+                    if earlier is not None:
+                        if not earlier.has_result:
+                            self._answer_earlier(earlier, wire.content, wire.error)
+                    else:
+                        record = self._tool(wire.tool_call_id)
+                if record is not None and not record.has_result:
                     self._store_result(record, wire.content, wire.error)
             elif role == "reasoning":
                 entry = self._reasoning_entry(wire.id)
@@ -708,6 +804,18 @@ class TranscriptBuilder:
         record.fill_args(call.function.arguments)
         if call.encrypted_value:
             record.encrypted_value = call.encrypted_value
+
+    def _snapshot_repeat(self, wire: Any) -> None:
+        """An earlier run's message in a snapshot: it may fill in that run's calls, nothing else."""
+        if wire.role == "assistant":
+            for call in wire.tool_calls or ():
+                earlier = self._earlier_call(call.id)
+                if earlier is not None:
+                    self._fill_call(earlier, call)
+        elif wire.role == "tool":
+            earlier = self._earlier_call(wire.tool_call_id, open_only=True)
+            if earlier is not None:
+                self._answer_earlier(earlier, wire.content, wire.error)
 
     def _activity_snapshot(self, event: ag.ActivitySnapshotEvent) -> None:
         existing = self.transcript.activities.get(event.message_id)
@@ -772,7 +880,7 @@ class TranscriptBuilder:
         """
         entity, value = event.entity_id, event.encrypted_value
         if event.subtype == "tool-call":
-            record = self.transcript.tool_calls.get(entity)
+            record = self.transcript.tool_calls.get(entity) or self._earlier_call(entity)
             if record is not None:
                 record.encrypted_value = value
             else:
@@ -918,6 +1026,17 @@ class TranscriptBuilder:
 def fold(events: Iterable[Any]) -> Transcript:
     """Fold a whole stream (AG-UI or external events) into a transcript."""
     return TranscriptBuilder().apply_all(events)
+
+
+def fold_thread(runs: Iterable[Iterable[Any]]) -> list[Transcript]:
+    """Fold a thread's runs, oldest first, each seeing the ones before it: one transcript per run.
+
+    A resume run's results land on the calls the earlier runs opened (see :class:`TranscriptBuilder`).
+    """
+    transcripts: list[Transcript] = []
+    for events in runs:
+        transcripts.append(TranscriptBuilder(earlier=transcripts).apply_all(events))
+    return transcripts
 
 
 async def afold(events: AsyncIterable[Any]) -> Transcript:
