@@ -85,11 +85,13 @@ def _run_items(transcript: Transcript, seen: set[str]) -> list[Any]:
     """One run's messages, reasoning and calls, in the order the agent said them."""
     repeated = set(seen)  # ids an earlier turn already sent: a snapshot's repeats
     # A MESSAGES_SNAPSHOT sets the order of the messages it lists, and those it brought began at
-    # the same event: a message never goes before one listed ahead of it.
+    # the same event: a message never goes before one listed ahead of it (the person's messages,
+    # not sent from here, do not count).
     place: dict[str, tuple[int, int]] = {}
     floor = 0
     for index, message in enumerate(transcript.messages):
-        floor = max(floor, message.position)
+        if message.role != "user":
+            floor = max(floor, message.position)
         place[message.id] = (floor, index)
     entries: list[tuple[int, int, int, Any]] = []
     for message in transcript.messages:

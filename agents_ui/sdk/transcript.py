@@ -738,6 +738,8 @@ class TranscriptBuilder:
         messages: list[TranscriptMessage] = []
         index: dict[str, TranscriptMessage] = {}
         earlier_ids = self._earlier_ids
+        # LangGraph streams a result under one message id and lists it under another.
+        results = {m.tool_call_id: m for m in self.transcript.messages if m.role == "tool" and m.tool_call_id}
         for wire in event.messages:
             role = wire.role
             known = self._messages.get(wire.id)
@@ -745,6 +747,8 @@ class TranscriptBuilder:
                 # The snapshot is conversation-wide: an earlier run's message stays with that run.
                 self._snapshot_repeat(wire)
                 continue
+            if known is None and role == "tool":
+                known = results.get(wire.tool_call_id)
             message = TranscriptMessage(
                 id=wire.id,
                 role=role,

@@ -338,3 +338,42 @@ def test_a_result_kept_without_its_message_still_goes_back():
     ]
     assert history[2].content == "hits"
     assert_pairs_as_pydantic_ai_requires(history, resuming=False)
+
+
+def test_a_snapshot_at_the_end_keeps_the_order_the_run_streamed():
+    # LangGraph: the result streams under the call's id and is listed under another; reasoning of
+    # a later step is not in the snapshot.
+    events = [
+        *text("m1", "Looking."),
+        ToolCallStartEvent(tool_call_id="c1", tool_call_name="search", parent_message_id="m1"),
+        ToolCallEndEvent(tool_call_id="c1"),
+        ToolCallResultEvent(message_id="c1", tool_call_id="c1", content="hits"),
+        ReasoningMessageStartEvent(message_id="r2", role="reasoning"),
+        ReasoningMessageContentEvent(message_id="r2", delta="Two hits."),
+        ReasoningMessageEndEvent(message_id="r2"),
+        *text("m2", "Found two."),
+        MessagesSnapshotEvent(
+            messages=[
+                {"id": "u1", "role": "user", "content": "find"},
+                {
+                    "id": "m1",
+                    "role": "assistant",
+                    "content": "Looking.",
+                    "toolCalls": [
+                        {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}
+                    ],
+                },
+                {"id": "t-9", "role": "tool", "toolCallId": "c1", "content": "hits"},
+                {"id": "m2", "role": "assistant", "content": "Found two."},
+            ]
+        ),
+    ]
+    history = agui_history([(user("user-1", "find"), fold(events))])
+    assert [(m.role, m.id) for m in history] == [
+        ("user", "user-1"),
+        ("assistant", "m1"),
+        ("tool", "t-9"),
+        ("reasoning", "r2"),
+        ("assistant", "m2"),
+    ]
+    assert_pairs_as_pydantic_ai_requires(history, resuming=False)
