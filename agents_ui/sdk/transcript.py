@@ -1,8 +1,10 @@
 """The fold: an event stream (either protocol) -> the run transcript the UI renders and tests assert.
 
 ``TranscriptBuilder.apply(event)`` folds live, one event at a time; ``fold(events)`` folds a whole
-stream. Both protocols land in the same ``Transcript`` shape. The fold never raises on a strange
-stream: what cannot be applied is recorded in ``Transcript.errors`` and the fold goes on.
+stream, ``fold_thread(runs)`` a thread's runs, each seeing the ones before it (a resume's results
+belong to the calls the interrupted run opened). Both protocols land in the same ``Transcript``
+shape. The fold never raises on a strange stream: what cannot be applied is recorded in
+``Transcript.errors`` and the fold goes on.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ __all__ = [
     "TranscriptBuilder",
     "TranscriptMessage",
     "afold",
+    "display_text",
     "fold",
+    "fold_thread",
 ]
 
 logger = logging.getLogger(__name__)
@@ -116,7 +120,35 @@ class TranscriptMessage(_StreamedText):
     tool_call_id: str | None = None
     # Non-text parts of a message from MESSAGES_SNAPSHOT (images, documents), kept as given.
     parts: list[Any] = field(default_factory=list)
+    # role="tool" messages: why the tool failed, when a snapshot said so.
+    error: str | None = None
+    # The agent's opaque value for this message (REASONING_ENCRYPTED_VALUE), kept to send back.
+    encrypted_value: str | None = None
     _text: _Parts = field(default_factory=_Parts, repr=False)
+
+
+def display_text(value: Any) -> str:
+    """A tool result as a person reads it: text as itself, any other JSON document pretty-printed.
+
+    Results travel as text; a JSON string (``"Sent"``) or text that is not JSON is shown without
+    quotes, a JSON object, array or number is shown indented.
+    """
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(value, str):
+            return value
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=_plain)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _plain(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_none=True) if dump is not None else str(value)
 
 
 @dataclass(slots=True, eq=False)
@@ -142,6 +174,21 @@ class ToolCallRecord:
     def args_text(self) -> str:
         return self._args.text
 
+    @property
+    def result_display(self) -> str:
+        """The result as shown: see :func:`display_text` (``result`` keeps what the agent sent)."""
+        return display_text(self.result) if self.has_result else ""
+
+    def fill_args(self, text: str) -> None:
+        """The arguments a MESSAGES_SNAPSHOT gives: they complete a call still streaming, and fill
+        in a complete one that streamed none; streamed arguments are kept."""
+        if self.complete:
+            if self._args.length or not text:
+                return
+            self.complete, self.args, self.args_error = False, None, None
+        self._args.set(text)
+        self.finish()
+
     def finish(self) -> None:
         """Mark complete and parse the arguments (once; an empty text is ``{}``)."""
         if self.complete:
@@ -161,11 +208,17 @@ class ToolCallRecord:
 class ReasoningEntry(_StreamedText):
     id: str
     subagent_run_id: str | None = None
+    position: int = 0
     complete: bool = False
-    # Encrypted reasoning is kept opaque: stored to send back, never shown.
-    encrypted: bool = False
+    # The provider's opaque value (a signature, or the whole reasoning sealed): stored to send
+    # back, never shown.
     encrypted_value: str | None = None
     _text: _Parts = field(default_factory=_Parts, repr=False)
+
+    @property
+    def encrypted(self) -> bool:
+        """Sealed: the reasoning exists only as the encrypted value, there is no text to show."""
+        return self.encrypted_value is not None and self._text.length == 0
 
 
 @dataclass(slots=True, eq=False)
@@ -258,6 +311,9 @@ class Transcript:
     grounding: list[ext.GroundingSource] = field(default_factory=list)
     artifacts: list[ext.ArtifactCreated] = field(default_factory=list)
     approvals: dict[str, ApprovalRecord] = field(default_factory=dict)
+    # Calls an earlier run of the thread opened and this run gave the result of (a resume):
+    # id -> that earlier run's own record, which now holds the result.
+    answered_earlier: dict[str, ToolCallRecord] = field(default_factory=dict)
     usage: Any = None
     outcome: Outcome | None = None
     observed: Observed = field(default_factory=Observed)
@@ -326,17 +382,40 @@ _TEXT_DELTAS: dict[type, str] = {
 }
 
 
-class TranscriptBuilder:
-    """Folds events into ``self.transcript``, one :meth:`apply` at a time."""
+def _said_ids(transcripts: Iterable[Transcript]) -> frozenset[str]:
+    """What runs said, by id: messages, reasoning, and the messages their calls named."""
+    ids: set[str] = set()
+    for t in transcripts:
+        ids.update(m.id for m in t.messages)
+        ids.update(r.id for r in t.reasoning)
+        ids.update(c.parent_message_id for c in t.tool_calls.values() if c.parent_message_id)
+    return frozenset(ids)
 
-    def __init__(self, transcript: Transcript | None = None) -> None:
+
+class TranscriptBuilder:
+    """Folds events into ``self.transcript``, one :meth:`apply` at a time.
+
+    ``earlier`` are the transcripts of the thread's earlier runs, oldest first (each folded with its
+    own earlier runs, as :func:`fold_thread` does). AG-UI ids are not unique across runs, so this
+    run's tool calls are its own, keyed by id within the run; what belongs to an earlier run stays
+    there: a result for a call an earlier run left open (a resume) goes on that call, and a
+    MESSAGES_SNAPSHOT's repeat of earlier messages only fills in what those calls lacked.
+    """
+
+    def __init__(self, transcript: Transcript | None = None, *, earlier: Iterable[Transcript] = ()) -> None:
         self.transcript = transcript or Transcript()
+        self.earlier: tuple[Transcript, ...] = tuple(earlier)
         self._messages: dict[str, TranscriptMessage] = {m.id: m for m in self.transcript.messages}
         self._reasoning: dict[str, ReasoningEntry] = {r.id: r for r in self.transcript.reasoning}
+        self._earlier_ids = _said_ids(self.earlier)
         self._subagents: dict[str, SubagentNode] = {}
         self._open_text: str | None = None
         self._open_tool: str | None = None
         self._open_reasoning: str | None = None
+        # Encrypted values for a tool call not begun yet: given to it when it begins.
+        self._waiting_values: dict[str, str] = {}
+        # Open calls of earlier runs that this run announced again, by id.
+        self._continued: dict[str, ToolCallRecord] = {}
         self._handlers: dict[type, Callable[[Any], None]] = {
             ag.RunStartedEvent: self._run_started,
             ag.RunFinishedEvent: self._run_finished,
@@ -431,14 +510,34 @@ class TranscriptBuilder:
             record = ToolCallRecord(id=tool_call_id, name=name, position=self.transcript.event_count, **extra)
             self.transcript.tool_calls[tool_call_id] = record
             self.transcript.observed.tool_calls = True
+            if self._waiting_values:
+                record.encrypted_value = self._waiting_values.pop(tool_call_id, None)
         elif name and not record.name:
             record.name = name
         return record
 
+    def _earlier_call(self, tool_call_id: str, *, open_only: bool = False) -> ToolCallRecord | None:
+        """The latest call with this id in an earlier run (still without a result, if ``open_only``)."""
+        for transcript in reversed(self.earlier):
+            record = transcript.tool_calls.get(tool_call_id)
+            if record is not None and not (open_only and record.has_result):
+                return record
+        return None
+
+    def _answer_earlier(self, record: ToolCallRecord, content: Any, error: str | None = None) -> None:
+        """This run gives the result of a call an earlier run opened: it goes on that call."""
+        self._store_result(record, content, error)
+        self.transcript.answered_earlier[record.id] = record
+        for transcript in self.earlier:
+            if transcript.tool_calls.get(record.id) is record:
+                transcript.revision += 1  # a view of that run sees it changed
+
     def _reasoning_entry(self, entry_id: str, subagent_run_id: str | None = None) -> ReasoningEntry:
         entry = self._reasoning.get(entry_id)
         if entry is None:
-            entry = ReasoningEntry(id=entry_id, subagent_run_id=subagent_run_id)
+            entry = ReasoningEntry(
+                id=entry_id, subagent_run_id=subagent_run_id, position=self.transcript.event_count
+            )
             self._reasoning[entry_id] = entry
             self.transcript.reasoning.append(entry)
         return entry
@@ -529,6 +628,9 @@ class TranscriptBuilder:
     # --- AG-UI: tool calls ---------------------------------------------------------------------
 
     def _tool_start(self, event: ag.ToolCallStartEvent) -> None:
+        if self._continues(event.tool_call_id) is not None:
+            self._open_tool = event.tool_call_id
+            return
         record = self._tool(
             event.tool_call_id,
             event.tool_call_name,
@@ -541,9 +643,29 @@ class TranscriptBuilder:
             if parent is not None and record.id not in parent.tool_call_ids:
                 parent.tool_call_ids.append(record.id)
 
+    def _continues(self, tool_call_id: str) -> ToolCallRecord | None:
+        """The open call of an earlier run that this run announces again (LangGraph streams it anew
+        on a resume): its arguments are kept, unless they never completed."""
+        if not self.earlier or tool_call_id in self.transcript.tool_calls:
+            return None
+        record = self._continued.get(tool_call_id)
+        if record is None or record.has_result:
+            record = self._earlier_call(tool_call_id, open_only=True)
+            if record is None:
+                return None
+            self._continued[tool_call_id] = record
+            if not record.complete:
+                record._args.set("")
+        return record
+
     def _tool_args(self, event: ag.ToolCallArgsEvent) -> None:
         record = self.transcript.tool_calls.get(event.tool_call_id)
         if record is None:
+            continued = self._continued.get(event.tool_call_id)
+            if continued is not None:
+                if not continued.complete:
+                    continued._args.append(event.delta)
+                return
             self.transcript.errors.append(
                 f"arguments for tool call {event.tool_call_id!r} arrived before its start"
             )
@@ -551,7 +673,7 @@ class TranscriptBuilder:
         record._args.append(event.delta)
 
     def _tool_end(self, event: ag.ToolCallEndEvent) -> None:
-        record = self.transcript.tool_calls.get(event.tool_call_id)
+        record = self.transcript.tool_calls.get(event.tool_call_id) or self._continued.get(event.tool_call_id)
         if record is not None:
             record.finish()
         if self._open_tool == event.tool_call_id:
@@ -562,18 +684,23 @@ class TranscriptBuilder:
         if tool_call_id is None:
             self.transcript.errors.append("a TOOL_CALL_CHUNK without toolCallId and no open tool call")
             return
+        self._open_tool = tool_call_id
+        continued = self._continues(tool_call_id)
+        if continued is not None:
+            if event.delta and not continued.complete:
+                continued._args.append(event.delta)
+            return
         record = self._tool(
             tool_call_id,
             event.tool_call_name or "",
             parent_message_id=event.parent_message_id,
             subagent_run_id=event.subagent_run_id,
         )
-        self._open_tool = tool_call_id
         if event.delta:
             record._args.append(event.delta)
 
-    def _set_tool_result(self, tool_call_id: str, content: Any, error: str | None = None) -> None:
-        record = self._tool(tool_call_id)
+    @staticmethod
+    def _store_result(record: ToolCallRecord, content: Any, error: str | None = None) -> None:
         record.finish()  # a result implies the arguments are complete (chunked calls have no END)
         text, parts = _content_text(content)
         record.result = text if not parts else content
@@ -581,7 +708,13 @@ class TranscriptBuilder:
         record.result_error = error
 
     def _tool_result(self, event: ag.ToolCallResultEvent) -> None:
-        self._set_tool_result(event.tool_call_id, event.content)
+        record = self.transcript.tool_calls.get(event.tool_call_id)
+        earlier = self._earlier_call(event.tool_call_id, open_only=True) if record is None else None
+        if earlier is not None:
+            self._answer_earlier(earlier, event.content)
+        else:
+            # A call of this run, or an id an earlier run already answered: a new call.
+            self._store_result(record or self._tool(event.tool_call_id), event.content)
         message = self._message(event.message_id, "tool", event.subagent_run_id)
         message.tool_call_id = event.tool_call_id
         text, parts = _content_text(event.content)
@@ -604,9 +737,18 @@ class TranscriptBuilder:
     def _messages_snapshot(self, event: ag.MessagesSnapshotEvent) -> None:
         messages: list[TranscriptMessage] = []
         index: dict[str, TranscriptMessage] = {}
+        earlier_ids = self._earlier_ids
+        # LangGraph streams a result under one message id and lists it under another.
+        results = {m.tool_call_id: m for m in self.transcript.messages if m.role == "tool" and m.tool_call_id}
         for wire in event.messages:
             role = wire.role
             known = self._messages.get(wire.id)
+            if known is None and wire.id in earlier_ids:
+                # The snapshot is conversation-wide: an earlier run's message stays with that run.
+                self._snapshot_repeat(wire)
+                continue
+            if known is None and role == "tool":
+                known = results.get(wire.tool_call_id)
             message = TranscriptMessage(
                 id=wire.id,
                 role=role,
@@ -614,6 +756,7 @@ class TranscriptBuilder:
                 subagent_run_id=getattr(wire, "subagent_run_id", None),
                 name=getattr(wire, "name", None),
                 complete=True,
+                encrypted_value=getattr(wire, "encrypted_value", None),
             )
             if role == "activity":
                 message.parts = [wire.content]
@@ -623,29 +766,60 @@ class TranscriptBuilder:
                 message.parts = parts
             if role == "assistant" and wire.tool_calls:
                 for call in wire.tool_calls:
-                    record = self._tool(call.id, call.function.name, parent_message_id=wire.id)
-                    if not record.complete:
-                        record._args.set(call.function.arguments)
-                        record.finish()
-                    if call.encrypted_value:
-                        record.encrypted_value = call.encrypted_value
+                    record = self.transcript.tool_calls.get(call.id)
+                    if record is None:
+                        earlier = self._earlier_call(call.id)
+                        if earlier is not None:
+                            # Not begun in this run: the earlier run's call, listed again.
+                            self._fill_call(earlier, call)
+                            continue
+                        record = self._tool(call.id, call.function.name, parent_message_id=wire.id)
+                    self._fill_call(record, call)
                     message.tool_call_ids.append(call.id)
             elif role == "tool":
                 # Resumed runs may carry the result only here (docs/PROTOCOLS.md 1.3).
                 message.tool_call_id = wire.tool_call_id
-                self._set_tool_result(wire.tool_call_id, wire.content, wire.error)
+                message.error = wire.error
+                record = self.transcript.tool_calls.get(wire.tool_call_id)
+                if record is None:
+                    earlier = self._earlier_call(wire.tool_call_id)
+                    if earlier is not None:
+                        if not earlier.has_result:
+                            self._answer_earlier(earlier, wire.content, wire.error)
+                    else:
+                        record = self._tool(wire.tool_call_id)
+                if record is not None and not record.has_result:
+                    self._store_result(record, wire.content, wire.error)
             elif role == "reasoning":
                 entry = self._reasoning_entry(wire.id)
                 if wire.content and not entry.text:
                     entry._text.set(wire.content)
                 if wire.encrypted_value:
-                    entry.encrypted = True
                     entry.encrypted_value = wire.encrypted_value
                 entry.complete = True
             messages.append(message)
             index[message.id] = message
         self.transcript.messages = messages
         self._messages = index
+
+    @staticmethod
+    def _fill_call(record: ToolCallRecord, call: ag.ToolCall) -> None:
+        # A call streamed without TOOL_CALL_ARGS gets its arguments from the snapshot.
+        record.fill_args(call.function.arguments)
+        if call.encrypted_value:
+            record.encrypted_value = call.encrypted_value
+
+    def _snapshot_repeat(self, wire: Any) -> None:
+        """An earlier run's message in a snapshot: it may fill in that run's calls, nothing else."""
+        if wire.role == "assistant":
+            for call in wire.tool_calls or ():
+                earlier = self._earlier_call(call.id)
+                if earlier is not None:
+                    self._fill_call(earlier, call)
+        elif wire.role == "tool":
+            earlier = self._earlier_call(wire.tool_call_id, open_only=True)
+            if earlier is not None:
+                self._answer_earlier(earlier, wire.content, wire.error)
 
     def _activity_snapshot(self, event: ag.ActivitySnapshotEvent) -> None:
         existing = self.transcript.activities.get(event.message_id)
@@ -703,16 +877,34 @@ class TranscriptBuilder:
         self._open_reasoning = None
 
     def _reasoning_encrypted(self, event: ag.ReasoningEncryptedValueEvent) -> None:
+        """An opaque value for its entity: a reasoning message, another message, or a tool call.
+
+        Only a value on reasoning is evidence of reasoning (pydantic-ai also carries a tool's kind and
+        a denied result's outcome this way), and only reasoning with no text is sealed.
+        """
+        entity, value = event.entity_id, event.encrypted_value
+        if event.subtype == "tool-call":
+            record = self.transcript.tool_calls.get(entity) or self._earlier_call(entity)
+            if record is not None:
+                record.encrypted_value = value
+            else:
+                self._waiting_values[entity] = value
+            return
+        entry = self._reasoning.get(entity)
+        if entry is None:
+            message = self._messages.get(entity)
+            if message is not None and message.role != "activity":
+                message.encrypted_value = value
+                return
+            # Nothing of that id yet: reasoning that exists only sealed (REASONING_START, the value,
+            # REASONING_END), or a value the agent sends before the answer it belongs to.
+            entry = self._reasoning_entry(entity, event.subagent_run_id)
+            entry.complete = True
+        entry.encrypted_value = value
         observed = self.transcript.observed
         observed.reasoning = True
-        observed.encrypted_reasoning = True
-        if event.subtype == "tool-call":
-            self._tool(event.entity_id).encrypted_value = event.encrypted_value
-            return
-        entry = self._reasoning_entry(event.entity_id, event.subagent_run_id)
-        entry.encrypted = True
-        entry.encrypted_value = event.encrypted_value
-        entry.complete = True
+        if entry.encrypted:
+            observed.encrypted_reasoning = True
 
     # --- AG-UI: sub-agents ---------------------------------------------------------------------
 
@@ -838,6 +1030,17 @@ class TranscriptBuilder:
 def fold(events: Iterable[Any]) -> Transcript:
     """Fold a whole stream (AG-UI or external events) into a transcript."""
     return TranscriptBuilder().apply_all(events)
+
+
+def fold_thread(runs: Iterable[Iterable[Any]]) -> list[Transcript]:
+    """Fold a thread's runs, oldest first, each seeing the ones before it: one transcript per run.
+
+    A resume run's results land on the calls the earlier runs opened (see :class:`TranscriptBuilder`).
+    """
+    transcripts: list[Transcript] = []
+    for events in runs:
+        transcripts.append(TranscriptBuilder(earlier=transcripts).apply_all(events))
+    return transcripts
 
 
 async def afold(events: AsyncIterable[Any]) -> Transcript:

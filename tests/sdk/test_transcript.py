@@ -7,8 +7,11 @@ from pathlib import Path
 from ag_ui.core import (
     MessagesSnapshotEvent,
     ReasoningEncryptedValueEvent,
+    ReasoningEndEvent,
     ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
     ReasoningMessageStartEvent,
+    ReasoningStartEvent,
     RunFinishedEvent,
     RunStartedEvent,
     StateDeltaEvent,
@@ -26,6 +29,7 @@ from ag_ui.core import (
 )
 
 from agents_ui.sdk import SseParser, Transcript, TranscriptBuilder, fold, parse_event
+from agents_ui.sdk.transcript import display_text
 
 
 def fold_capture(path: Path) -> Transcript:
@@ -256,3 +260,168 @@ def test_the_revision_moves_for_everything_but_a_known_text_growing():
     builder.apply(MessagesSnapshotEvent(messages=[{"id": "s1", "role": "assistant", "content": "Hi"}]))
     builder.apply(TextMessageContentEvent(message_id="s1", delta=" there"))  # known from the snapshot
     assert t.revision == before + 3 and t.messages[0].text == "Hi there"
+
+
+# --- Encrypted values attach to their entity (pydantic-ai, Google ADK) -----------------------------
+
+
+def test_visible_reasoning_with_a_provider_signature_stays_visible():
+    # pydantic-ai: the thinking streams, then REASONING_ENCRYPTED_VALUE carries its signature.
+    signature = '{"signature": "sig-abc", "provider_name": "anthropic"}'
+    t = fold(
+        [
+            ReasoningStartEvent(message_id="r1"),
+            ReasoningMessageStartEvent(message_id="r1", role="reasoning"),
+            ReasoningMessageContentEvent(message_id="r1", delta="Compare the two offers."),
+            ReasoningMessageEndEvent(message_id="r1"),
+            ReasoningEncryptedValueEvent(subtype="message", entity_id="r1", encrypted_value=signature),
+            ReasoningEndEvent(message_id="r1"),
+        ]
+    )
+    (entry,) = t.reasoning
+    assert (entry.text, entry.encrypted, entry.encrypted_value) == (
+        "Compare the two offers.",
+        False,
+        signature,
+    )
+    assert t.observed.reasoning is True and t.observed.encrypted_reasoning is False
+
+
+def test_sealed_reasoning_is_the_one_with_no_text():
+    # pydantic-ai, thinking with only a signature: REASONING_START, the value, REASONING_END.
+    t = fold(
+        [
+            ReasoningStartEvent(message_id="r1"),
+            ReasoningEncryptedValueEvent(subtype="message", entity_id="r1", encrypted_value="gAAAA"),
+            ReasoningEndEvent(message_id="r1"),
+        ]
+    )
+    (entry,) = t.reasoning
+    assert (entry.text, entry.encrypted, entry.complete) == ("", True, True)
+    assert t.observed.reasoning and t.observed.encrypted_reasoning
+
+
+def test_an_encrypted_value_on_a_tool_result_is_not_reasoning():
+    # pydantic-ai on a denied approval: the outcome rides on the tool message it belongs to.
+    outcome = '{"pydantic_ai": {"outcome": "denied"}}'
+    t = fold(
+        [
+            ToolCallResultEvent(message_id="res-1", tool_call_id="c1", content="The tool call was denied."),
+            ReasoningEncryptedValueEvent(subtype="message", entity_id="res-1", encrypted_value=outcome),
+        ]
+    )
+    assert t.reasoning == []
+    assert t.observed.reasoning is False and t.observed.encrypted_reasoning is False
+    assert t.message("res-1").encrypted_value == outcome
+
+
+def test_an_encrypted_value_on_a_tool_call_is_kept_there_and_is_not_reasoning():
+    # pydantic-ai carries a tool's kind, ADK a Gemini signature, on the call itself.
+    t = fold(
+        [
+            ToolCallStartEvent(tool_call_id="c1", tool_call_name="search", parent_message_id="m1"),
+            ReasoningEncryptedValueEvent(
+                subtype="tool-call", entity_id="c1", encrypted_value='{"pydantic_ai": {"tool_kind": "x"}}'
+            ),
+            ReasoningEncryptedValueEvent(subtype="tool-call", entity_id="c2", encrypted_value="c2-sig"),
+            ToolCallStartEvent(tool_call_id="c2", tool_call_name="fetch", parent_message_id="m1"),
+        ]
+    )
+    assert t.tool_calls["c1"].encrypted_value == '{"pydantic_ai": {"tool_kind": "x"}}'
+    # A value for a call not begun yet waits for it, and invents no nameless card.
+    assert t.tool_calls["c2"].encrypted_value == "c2-sig" and t.tool_calls["c2"].name == "fetch"
+    assert t.reasoning == [] and t.observed.reasoning is False
+
+
+def test_an_encrypted_value_on_an_answer_already_said_goes_on_that_answer():
+    t = fold(
+        [
+            TextMessageStartEvent(message_id="m1", role="assistant"),
+            TextMessageContentEvent(message_id="m1", delta="Yes."),
+            ReasoningEncryptedValueEvent(subtype="message", entity_id="m1", encrypted_value="blob"),
+        ]
+    )
+    assert t.reasoning == [] and t.observed.reasoning is False
+    assert t.messages[0].encrypted_value == "blob"
+
+
+# --- MESSAGES_SNAPSHOT fills in what streaming left out (LangGraph) -------------------------------
+
+
+def snapshot_with_call(call_id: str, name: str, arguments: str) -> MessagesSnapshotEvent:
+    return MessagesSnapshotEvent(
+        messages=[
+            {
+                "id": "ai-1",
+                "role": "assistant",
+                "content": "",
+                "toolCalls": [
+                    {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+                ],
+            }
+        ]
+    )
+
+
+def test_a_snapshot_gives_the_arguments_of_a_call_streamed_without_any():
+    # LangGraph's `task` tool: START and END, no TOOL_CALL_ARGS; the arguments only in the snapshot.
+    t = fold(
+        [
+            ToolCallStartEvent(tool_call_id="task-1", tool_call_name="task", parent_message_id="ai-1"),
+            ToolCallEndEvent(tool_call_id="task-1"),
+            snapshot_with_call("task-1", "task", '{"description": "book the hotel"}'),
+        ]
+    )
+    task = t.tool_calls["task-1"]
+    assert task.args == {"description": "book the hotel"} and task.args_error is None
+    assert task.args_text == '{"description": "book the hotel"}'
+
+
+def test_a_snapshot_keeps_the_arguments_that_streamed():
+    t = fold(
+        [
+            ToolCallStartEvent(tool_call_id="c1", tool_call_name="search"),
+            ToolCallArgsEvent(tool_call_id="c1", delta='{"q": "streamed"}'),
+            ToolCallEndEvent(tool_call_id="c1"),
+            snapshot_with_call("c1", "search", '{"q": "summarised"}'),
+        ]
+    )
+    assert t.tool_calls["c1"].args == {"q": "streamed"}
+
+
+def test_a_snapshot_completes_a_call_still_streaming():
+    t = fold(
+        [
+            ToolCallStartEvent(tool_call_id="c1", tool_call_name="search"),
+            ToolCallArgsEvent(tool_call_id="c1", delta='{"q": "hal'),
+            snapshot_with_call("c1", "search", '{"q": "half"}'),
+        ]
+    )
+    assert t.tool_calls["c1"].complete and t.tool_calls["c1"].args == {"q": "half"}
+
+
+# --- Tool results are shown as text -----------------------------------------------------------------
+
+
+def test_a_string_result_is_shown_without_json_quotes_and_kept_as_sent():
+    t = fold(
+        [
+            ToolCallStartEvent(tool_call_id="c1", tool_call_name="send"),
+            ToolCallEndEvent(tool_call_id="c1"),
+            ToolCallResultEvent(message_id="r1", tool_call_id="c1", content='"Sent to a@b.com"'),
+            ToolCallStartEvent(tool_call_id="c2", tool_call_name="send"),
+            ToolCallResultEvent(message_id="r2", tool_call_id="c2", content="Sent to c@d.com"),
+        ]
+    )
+    assert t.tool_calls["c1"].result == '"Sent to a@b.com"'  # raw, as the agent sent it
+    assert t.tool_calls["c1"].result_display == "Sent to a@b.com"
+    assert t.tool_calls["c2"].result_display == "Sent to c@d.com"
+
+
+def test_display_text_pretty_prints_documents_and_leaves_text_alone():
+    assert display_text('{"b": 1, "a": [true]}') == '{\n  "a": [\n    true\n  ],\n  "b": 1\n}'
+    assert display_text("42") == "42"
+    assert display_text("sent {'to': 'a@b.com'}") == "sent {'to': 'a@b.com'}"  # not JSON: as it is
+    assert display_text('"with \\"quotes\\""') == 'with "quotes"'
+    assert display_text({"status": "ok"}) == '{\n  "status": "ok"\n}'
+    assert display_text("") == ""
