@@ -1,0 +1,355 @@
+"""Capture what each real AG-UI peer sends, byte for byte, into tests/fixtures/interop/.
+
+    python tests/interop/capture.py [peer ...]
+
+For every run it writes ``<label>-<thread>-<n>.sse`` (the response body as received) and
+``<label>-<thread>-<n>.request.json`` (the RunAgentInput posted), and it regenerates the README table
+there from what it ran. Requests are built with ``ag_ui.core.RunAgentInput`` and serialised as the
+product's SDK serialises them. Histories sent back are built by ``history.full_history`` (what
+AG-UI's client keeps) unless a step says it sends ``history.product_history`` (what the product
+sends today).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from ag_ui.core import RunAgentInput, Tool
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import history
+from peers import PEERS, ROOT, Peer, RunningPeer, running
+
+OUT = ROOT / "tests" / "fixtures" / "interop"
+
+# The client-provided tool the "steps" scenario offers (the shape of the AG-UI dojo's own).
+STEPS_TOOL = Tool(
+    name="generate_task_steps",
+    description="Show the user a list of steps to confirm.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "steps": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"description": {"type": "string"}, "status": {"type": "string"}},
+                    "required": ["description", "status"],
+                },
+            }
+        },
+        "required": ["steps"],
+    },
+)
+STEPS_ANSWER = {"accepted": True, "steps": [{"description": "Draft", "status": "enabled"}]}
+
+APPROVE = {"approved": True}
+REJECT = {"approved": False, "reason": "Not this order."}
+EDIT = {"approved": True, "editedArgs": {"order_id": "A-1001", "amount": 20}}
+
+
+@dataclass
+class Record:
+    file: str
+    label: str
+    thread: str
+    step: int
+    path: str
+    what: str
+    request: str
+    events: list[str]
+
+
+@dataclass
+class Thread:
+    """One conversation with a peer: each ``send`` is a run whose history follows the last."""
+
+    capture: Capture
+    name: str
+    endpoint: str = "default"
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    state: Any = None
+    step: int = 0
+
+    @property
+    def interrupts(self) -> list[dict[str, Any]]:
+        return history.find_interrupts(self.events)
+
+    def send(
+        self,
+        what: str,
+        request: str,
+        *,
+        text: str | None = None,
+        messages: list[dict[str, Any]] | None = None,
+        resume: list[dict[str, Any]] | None = None,
+        tools: list[Tool] | None = None,
+        product_history: bool = False,
+    ) -> list[dict[str, Any]]:
+        self.step += 1
+        sent = list(self.messages if messages is None else messages)
+        if product_history:
+            sent = history.product_history(sent)
+        if text is not None:
+            sent.append(history.user(f"{self.name}-user-{self.step}", text))
+        body = RunAgentInput(
+            thread_id=f"{self.capture.label}-{self.name}",
+            run_id=f"{self.capture.label}-{self.name}-run-{self.step}",
+            protocol_version="1.0",
+            messages=sent,
+            state=self.state,
+            tools=tools or [],
+            context=[],
+            resume=resume,
+        ).model_dump_json(by_alias=True)
+        _raw, events = self.capture.post(self, body, what, request)
+        self.events = events
+        self.messages = history.full_history(sent, events)
+        for event in events:
+            if event["type"] == "STATE_SNAPSHOT":
+                self.state = event["snapshot"]
+        return events
+
+    def resume(self, what: str, payload: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        entries = [
+            {"interruptId": i["id"], "status": "resolved", "payload": payload} for i in self.interrupts
+        ]
+        return self.send(
+            what, kwargs.pop("request", f"resume {json.dumps(payload)}"), resume=entries, **kwargs
+        )
+
+
+class Capture:
+    def __init__(self, handle: RunningPeer, label: str, records: list[Record]) -> None:
+        self.handle = handle
+        self.label = label
+        self.records = records
+        self.client = httpx.Client(timeout=60)
+
+    def thread(self, name: str, endpoint: str = "default") -> Thread:
+        return Thread(self, name, endpoint)
+
+    def post(self, thread: Thread, body: str, what: str, request: str) -> tuple[bytes, list[dict[str, Any]]]:
+        url = self.handle.url(thread.endpoint)
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        with self.client.stream("POST", url, content=body, headers=headers) as response:
+            raw = response.read()
+        stem = f"{self.label}-{thread.name}-{thread.step}"
+        if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
+            "text/event-stream"
+        ):
+            raise RuntimeError(
+                f"{stem}: HTTP {response.status_code}: {raw[:500]!r}\n{self.handle.log_tail()}"
+            )
+        (OUT / f"{stem}.sse").write_bytes(raw)
+        (OUT / f"{stem}.request.json").write_text(json.dumps(json.loads(body), indent=2) + "\n")
+        events = history.sse_events(raw)
+        self.records.append(
+            Record(
+                f"{stem}.sse",
+                self.label,
+                thread.name,
+                thread.step,
+                self.handle.peer.path(thread.endpoint),
+                what,
+                request,
+                [e["type"] for e in events],
+            )
+        )
+        return raw, events
+
+
+# --- what is run against every peer --------------------------------------------------------------
+
+
+def common_threads(c: Capture, endpoint: str = "default", *, product_resume: bool = True) -> None:
+    t = c.thread("hello", endpoint)
+    t.send("streamed text", "user: hello", text="hello")
+    t.send("a second message in the same thread", "full history + user: hello again", text="hello again")
+
+    t = c.thread("think", endpoint)
+    t.send("reasoning", "user: think about it", text="think about it")
+    t.send(
+        "the reasoning sent back, then a second message",
+        "full history (reasoning kept) + user: hello",
+        text="hello",
+    )
+
+    t = c.thread("weather", endpoint)
+    t.send("a tool call and its result", "user: what is the weather", text="what is the weather in Paris?")
+    t.send(
+        "the same tool again in the thread", "full history + user: weather again", text="and the weather now?"
+    )
+
+    t = c.thread("state", endpoint)
+    t.send("state events", "user: update the state", text="update the state")
+    t.send(
+        "a second message after state", "full history, state from the snapshot + user: hello", text="hello"
+    )
+
+    c.thread("fail", endpoint).send("a run error", "user: fail", text="please fail")
+
+    t = c.thread("steps", endpoint)
+    t.send(
+        "a client-provided tool called",
+        "user: plan the steps, tools: [generate_task_steps]",
+        text="plan the steps",
+        tools=[STEPS_TOOL],
+    )
+    answered = [*t.messages, history.tool_answer("steps-answer", _pending_call(t.messages), STEPS_ANSWER)]
+    t.send(
+        "the client's answer sent back",
+        "full history + tool message answering the call",
+        messages=answered,
+        tools=[STEPS_TOOL],
+    )
+    c.thread("steps-unoffered", endpoint).send(
+        "the same request with tools: [] (what the product sends)",
+        "user: plan the steps, tools: []",
+        text="plan the steps",
+    )
+
+    for decision, payload in (("approve", APPROVE), ("reject", REJECT), ("edit", EDIT)):
+        t = c.thread(f"refund-{decision}", endpoint)
+        t.send("an approval interrupt", "user: refund my order", text="refund my order A-1001")
+        t.resume(
+            f"the resume after {decision}", payload, request=f"full history + resume {json.dumps(payload)}"
+        )
+        if decision == "approve":
+            t.send("a second message after the resume", "full history + user: hello", text="hello")
+    if product_resume:
+        t = c.thread("refund-product-history", endpoint)
+        t.send("an approval interrupt", "user: refund my order", text="refund my order A-1001")
+        t.resume(
+            "the resume with the product's history",
+            APPROVE,
+            product_history=True,
+            request="product history (no toolCalls, no tool messages) + resume approve",
+        )
+        t.send(
+            "a second message, product history",
+            "product history + user: hello",
+            text="hello",
+            product_history=True,
+        )
+
+
+def _pending_call(messages: list[dict[str, Any]]) -> str:
+    answered = {m.get("toolCallId") for m in messages if m["role"] == "tool"}
+    for message in reversed(messages):
+        for call in message.get("toolCalls") or []:
+            if call["id"] not in answered:
+                return call["id"]
+    raise RuntimeError("no pending tool call to answer")
+
+
+def capture_pydantic_ai(handle: RunningPeer, records: list[Record]) -> None:
+    common_threads(Capture(handle, "pydantic-ai", records))
+    store = Capture(handle, "pydantic-ai-store", records)
+    common_threads(store, "store")
+    # With a store the client may send only its new messages: none, on a resume.
+    t = store.thread("refund-new-only", "store")
+    t.send("an approval interrupt", "user: refund my order", text="refund my order A-1001")
+    t.resume("the resume with no messages", APPROVE, messages=[], request="messages: [] + resume approve")
+    t.send(
+        "a second message, only the new one", "only the new user message: hello", messages=[], text="hello"
+    )
+
+
+CAPTURES: dict[str, Callable[[RunningPeer, list[Record]], None]] = {
+    "pydantic-ai": capture_pydantic_ai,
+}
+
+
+# --- the README ------------------------------------------------------------------------------------
+
+NOTES: dict[str, list[str]] = {}
+
+
+def write_readme(records: list[Record], versions: dict[str, dict[str, str]]) -> None:
+    manifest = OUT / "manifest.json"
+    known = json.loads(manifest.read_text()) if manifest.exists() else {"versions": {}, "records": []}
+    labels = {r.label for r in records}
+    kept = [r for r in known["records"] if r["label"] not in labels]
+    all_records = kept + [r.__dict__ for r in records]
+    all_versions = {**known["versions"], **versions}
+    manifest.write_text(json.dumps({"versions": all_versions, "records": all_records}, indent=1) + "\n")
+
+    lines = [
+        "# What real AG-UI servers send",
+        "",
+        "Byte-exact SSE bodies from real third-party AG-UI servers, each built with its framework's own",
+        "PyPI adapter and a scripted model (no LLM, no key, no network): `tests/interop/<peer>/server.py`.",
+        "Re-capture with `python tests/interop/capture.py [peer ...]` after `scripts/interop_setup.sh`.",
+        "",
+        "Each run is `<peer>-<thread>-<n>.sse` (the response body as received) with",
+        "`<peer>-<thread>-<n>.request.json` (the `RunAgentInput` posted, pretty-printed) beside it; runs",
+        "of one thread share its `threadId` and each sends the history the one before left (AG-UI's",
+        "client's full history: assistant messages with `toolCalls`, tool messages, reasoning messages",
+        'with `encryptedValue`), unless the request column says "product history": what the product',
+        "sends today (assistant text only). `manifest.json` lists the same in JSON.",
+        "",
+        "## Versions",
+        "",
+        "| peer | packages |",
+        "|---|---|",
+    ]
+    for label, packages in sorted(all_versions.items()):
+        lines.append(f"| {label} | {', '.join(f'`{k}=={v}`' for k, v in packages.items())} |")
+    lines += [
+        "",
+        "## Runs",
+        "",
+        "| file | endpoint | request | what it exercises | events |",
+        "|---|---|---|---|---|",
+    ]
+    for r in all_records:
+        events = " ".join(_compact(r["events"]))
+        lines.append(f"| {r['file']} | `{r['path']}` | {r['request']} | {r['what']} | {events} |")
+    lines += ["", "## Surprises", ""]
+    for label, notes in NOTES.items():
+        lines.append(f"### {label}")
+        lines.append("")
+        lines += [f"- {note}" for note in notes]
+        lines.append("")
+    (OUT / "README.md").write_text("\n".join(lines).rstrip() + "\n")
+
+
+def _compact(types: list[str]) -> list[str]:
+    """``TEXT_MESSAGE_CONTENT x5`` instead of five entries."""
+    out: list[str] = []
+    for kind in types:
+        if out and out[-1].split(" x")[0] == kind:
+            head, _, count = out[-1].partition(" x")
+            out[-1] = f"{head} x{int(count or 1) + 1}"
+        else:
+            out.append(kind)
+    return out
+
+
+def main(names: list[str]) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    records: list[Record] = []
+    versions: dict[str, dict[str, str]] = {}
+    for name in names or list(CAPTURES):
+        peer: Peer = PEERS[name]
+        for old in OUT.glob(f"{name}-*"):
+            old.unlink()
+        with running(peer) as handle:
+            CAPTURES[name](handle, records)
+        for label in {r.label for r in records if r.label.startswith(name)}:
+            versions[label] = peer.versions()
+        print(f"{name}: {sum(r.label.startswith(name) for r in records)} runs captured")
+    write_readme(records, versions)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
