@@ -264,8 +264,21 @@ def capture_pydantic_ai(handle: RunningPeer, records: list[Record]) -> None:
     )
 
 
+def capture_langgraph(handle: RunningPeer, records: list[Record]) -> None:
+    c = Capture(handle, "langgraph", records)
+    common_threads(c)
+    t = c.thread("research")
+    t.send("a sub-agent, attributed", "user: research the launch date", text="research the launch date")
+    t.send("a second message after the sub-agent", "full history + user: hello", text="hello")
+    # The resume with no messages at all (the graph's checkpoint holds the conversation).
+    t = c.thread("refund-no-messages")
+    t.send("an approval interrupt", "user: refund my order", text="refund my order A-1001")
+    t.resume("the resume with messages: []", APPROVE, messages=[], request="messages: [] + resume approve")
+
+
 CAPTURES: dict[str, Callable[[RunningPeer, list[Record]], None]] = {
     "pydantic-ai": capture_pydantic_ai,
+    "langgraph": capture_langgraph,
 }
 
 
@@ -324,15 +337,18 @@ def write_readme(records: list[Record], versions: dict[str, dict[str, str]]) -> 
 
 
 def _compact(types: list[str]) -> list[str]:
-    """``TEXT_MESSAGE_CONTENT x5`` instead of five entries."""
+    """``TEXT_MESSAGE_CONTENT x5`` instead of five entries; RAW events counted at the end."""
     out: list[str] = []
+    raw = 0
     for kind in types:
-        if out and out[-1].split(" x")[0] == kind:
+        if kind == "RAW":
+            raw += 1
+        elif out and out[-1].split(" x")[0] == kind:
             head, _, count = out[-1].partition(" x")
             out[-1] = f"{head} x{int(count or 1) + 1}"
         else:
             out.append(kind)
-    return out
+    return [*out, f"(+{raw} RAW)"] if raw else out
 
 
 def main(names: list[str]) -> None:

@@ -32,8 +32,14 @@ class RunResult:
 
     @property
     def text(self) -> str:
-        """Everything the assistant said in this run."""
-        return "".join(m.text for m in self.transcript.messages if m.role == "assistant")
+        """What the agent itself said in this run (not a MESSAGES_SNAPSHOT's earlier answers, nor a
+        sub-agent's)."""
+        streamed = {f.get("messageId") for f in self.frames if f["type"].startswith("TEXT_MESSAGE")}
+        return "".join(
+            m.text
+            for m in self.transcript.messages
+            if m.role == "assistant" and m.id in streamed and not m.subagent_run_id
+        )
 
 
 @dataclass
