@@ -137,6 +137,16 @@ class Capture:
     def thread(self, name: str, endpoint: str = "default") -> Thread:
         return Thread(self, name, endpoint)
 
+    def discovery(self, name: str, endpoint: str, what: str) -> None:
+        """``GET {url}/capabilities``, saved as ``<label>-<name>.json``."""
+        url = self.handle.url(endpoint).rstrip("/") + "/capabilities"
+        response = self.client.get(url, headers={"Accept": "application/json"})
+        (OUT / f"{self.label}-{name}.json").write_bytes(response.content)
+        path = url.removeprefix(self.handle.base_url)
+        self.records.append(
+            Record(f"{self.label}-{name}.json", self.label, name, 0, path, what, f"GET {path}", [])
+        )
+
     def post(self, thread: Thread, body: str, what: str, request: str) -> tuple[bytes, list[dict[str, Any]]]:
         url = self.handle.url(thread.endpoint)
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
@@ -276,7 +286,18 @@ def capture_langgraph(handle: RunningPeer, records: list[Record]) -> None:
     t.resume("the resume with messages: []", APPROVE, messages=[], request="messages: [] + resume approve")
 
 
+def capture_adk(handle: RunningPeer, records: list[Record]) -> None:
+    c = Capture(handle, "adk", records)
+    common_threads(c)
+    c.discovery("capabilities", "default", "the declaration given to ADKAgent(capabilities=...)")
+    c.discovery("bare-capabilities", "bare", "no capabilities configured: the adapter answers {}")
+    t = c.thread("refund-no-messages")
+    t.send("an approval interrupt", "user: refund my order", text="refund my order A-1001")
+    t.resume("the resume with messages: []", APPROVE, messages=[], request="messages: [] + resume approve")
+
+
 CAPTURES: dict[str, Callable[[RunningPeer, list[Record]], None]] = {
+    "adk": capture_adk,
     "pydantic-ai": capture_pydantic_ai,
     "langgraph": capture_langgraph,
 }

@@ -30,10 +30,26 @@ class Profile:
 
     peer: str
     endpoint: str = "default"
-    # The result the refund tool gives on a rejection.
+    # The result the refund tool gives on a rejection, and after an edit.
     rejected: str = "Not this order."
+    edited: str = EDITED
+    # The tool call the approval interrupt names, its reason, and whether it says what it accepts.
+    approval_tool: str = "issue_refund"
+    interrupt_reason: str = "tool_call"
+    response_schema: bool = True
+    # ADK wraps a tool's return value as {"result": ...}.
+    wrapped_results: bool = False
+    # Whether the provider's reasoning signature reaches the client (ADK keeps it in its session).
+    signed_reasoning: bool = True
     # Peers that show a defect: the defect's name -> why the test fails today.
     defects: tuple[tuple[str, str], ...] = ()
+
+    def result(self, content: str) -> str:
+        """A tool result as the tool returned it."""
+        if self.wrapped_results:
+            value = json.loads(content)
+            return value["result"] if "result" in value else json.dumps(value)
+        return content
 
     @property
     def id(self) -> str:
@@ -56,6 +72,12 @@ RESUME_REOPENS_CALL = (
     "thread's fold appends the arguments to the finished call's text (now invalid JSON twice over)",
 )
 
+STATE_DELTA_FIRST = (
+    "state-delta-first",
+    "defect 6: a STATE_DELTA before any STATE_SNAPSHOT is applied to no document and fails (the product "
+    "shows the Python error); it should patch {} or the thread's last state",
+)
+
 PROFILES = [
     Profile("pydantic-ai", defects=(SIGNED_REASONING, SEALED_TOOL_RESULT)),
     Profile("pydantic-ai", "store", defects=(SIGNED_REASONING, SEALED_TOOL_RESULT)),
@@ -63,6 +85,17 @@ PROFILES = [
         "langgraph",
         rejected="Refund declined: Not this order.",
         defects=(SIGNED_REASONING, RESUME_REOPENS_CALL),
+    ),
+    Profile(
+        "adk",
+        rejected=json.dumps({"error": "This tool call is rejected."}),
+        edited=REFUND,  # require_confirmation=True runs the call as the model made it
+        approval_tool="adk_request_confirmation",
+        interrupt_reason="confirmation",
+        response_schema=False,
+        wrapped_results=True,
+        signed_reasoning=False,
+        defects=(STATE_DELTA_FIRST,),
     ),
 ]
 
@@ -96,12 +129,12 @@ async def test_text_streams_and_a_second_message_sees_the_first(peer):
 
 
 async def test_reasoning_streams_and_its_signature_is_kept_to_send_back(peer):
-    _, url = peer
+    profile, url = peer
     t = AgUiThread(url)
     run = await t.send("think about it")
     [entry] = run.transcript.reasoning
     assert entry.text == "The user asked me to think. A short answer will do."
-    assert entry.encrypted_value  # the provider's signature, opaque
+    assert bool(entry.encrypted_value) is profile.signed_reasoning  # the provider's signature, opaque
     assert run.text == "I thought about it: the answer is 42."
     # Sent back on the reasoning message (where the history keeps one), the next run is accepted.
     kept = [m for m in t.messages if m["role"] == "reasoning"]
@@ -123,7 +156,7 @@ async def test_tool_call_shows_its_arguments_and_result(peer):
     call = call_named(run.transcript, "get_weather")
     assert (call.args, call.complete) == ({"city": "Paris"}, True)
     assert json.loads(call.result) == common.WEATHER
-    assert run.text == "Done: " + json.dumps(common.WEATHER)
+    assert json.loads(run.text.removeprefix("Done: ")) == common.WEATHER
 
 
 async def test_a_later_run_may_reuse_a_tool_call_id(peer):
@@ -142,6 +175,12 @@ async def test_state_reaches_the_user(peer):
     expected = json.loads(json.dumps(common.PLAN_STATE))
     expected["plan"]["steps"][1]["done"] = True
     assert run.transcript.state["plan"] == expected["plan"]
+
+
+async def test_every_state_event_applies(peer, request):
+    profile, url = peer
+    defect(request, profile, "state-delta-first")
+    run = await AgUiThread(url).send("update the state")
     assert run.transcript.errors == []
 
 
@@ -170,26 +209,29 @@ async def test_without_the_client_tool_the_agent_says_so(peer):
     assert common.CLIENT_TOOL in run.text
 
 
-async def _refund_interrupt(t: AgUiThread) -> ToolCallRecord:
+async def _refund_interrupt(t: AgUiThread, profile: Profile) -> ToolCallRecord:
+    """Ask for a refund; the run ends asking for approval. Returns the refund's tool call."""
     run = await t.send("refund my order A-1001")
     [interrupt] = run.transcript.open_interrupts
     call = call_named(run.transcript, "issue_refund")
-    assert (interrupt.reason, interrupt.tool_call_id) == ("tool_call", call.id)
-    assert set(interrupt.response_schema["properties"]) >= {"approved", "editedArgs"}
+    assert interrupt.reason == profile.interrupt_reason
+    assert run.transcript.tool_calls[interrupt.tool_call_id].name == profile.approval_tool
+    if profile.response_schema:
+        assert set(interrupt.response_schema["properties"]) >= {"approved", "editedArgs"}
     assert (call.args, call.has_result) == (common.REFUND_ARGS, False)
     return call
 
 
 async def test_approve_resumes_and_the_result_lands_on_the_original_call(peer):
-    _, url = peer
+    profile, url = peer
     t = AgUiThread(url)
-    original = await _refund_interrupt(t)
+    original = await _refund_interrupt(t, profile)
     resumed = await t.decide({"approved": True})
     assert resumed.text == f"Done: {REFUND}"
     # The resume run carries the result of the call the interrupted run opened.
-    assert resumed.transcript.tool_calls[original.id].result == REFUND
+    assert profile.result(resumed.transcript.tool_calls[original.id].result) == REFUND
     call = t.transcript.tool_calls[original.id]
-    assert (call.name, call.result) == ("issue_refund", REFUND)
+    assert (call.name, profile.result(call.result)) == ("issue_refund", REFUND)
     # A second message after the resume: the history with toolCalls and the tool message is accepted.
     assert (await t.send("hello")).text == "Hello again! I see 2 earlier answer(s)."
 
@@ -198,7 +240,7 @@ async def test_the_thread_keeps_the_original_arguments_after_the_resume(peer, re
     profile, url = peer
     defect(request, profile, "resume-reopens-call")
     t = AgUiThread(url)
-    original = await _refund_interrupt(t)
+    original = await _refund_interrupt(t, profile)
     await t.decide({"approved": True})
     call = t.transcript.tool_calls[original.id]
     assert (call.args, call.args_error) == (common.REFUND_ARGS, None)
@@ -206,28 +248,28 @@ async def test_the_thread_keeps_the_original_arguments_after_the_resume(peer, re
 
 
 async def test_edit_runs_the_tool_with_the_edited_arguments(peer):
-    _, url = peer
+    profile, url = peer
     t = AgUiThread(url)
-    original = await _refund_interrupt(t)
+    original = await _refund_interrupt(t, profile)
     resumed = await t.decide(EDIT)
-    assert resumed.text == f"Done: {EDITED}"
-    assert t.transcript.tool_calls[original.id].result == EDITED
+    assert resumed.text == f"Done: {profile.edited}"
+    assert profile.result(t.transcript.tool_calls[original.id].result) == profile.edited
 
 
 async def test_reject_answers_the_original_call(peer):
     profile, url = peer
     t = AgUiThread(url)
-    original = await _refund_interrupt(t)
+    original = await _refund_interrupt(t, profile)
     resumed = await t.decide(REJECT)
     assert profile.rejected in resumed.text
-    assert t.transcript.tool_calls[original.id].result == profile.rejected
+    assert profile.result(t.transcript.tool_calls[original.id].result) == profile.rejected
 
 
 async def test_reject_invents_no_reasoning(peer, request):
     profile, url = peer
     defect(request, profile, "sealed-tool-result")
     t = AgUiThread(url)
-    await _refund_interrupt(t)
+    await _refund_interrupt(t, profile)
     resumed = await t.decide(REJECT)
     assert resumed.transcript.reasoning == []
     assert not resumed.transcript.observed.reasoning
@@ -243,7 +285,7 @@ def pydantic_ai(request, peer_server) -> str:
 
 async def test_pydantic_ai_marks_a_rejection_on_the_tool_message(pydantic_ai):
     t = AgUiThread(pydantic_ai)
-    await _refund_interrupt(t)
+    await _refund_interrupt(t, PROFILES[0])
     resumed = await t.decide(REJECT)
     # The resume run begins with the result of the call the interrupted run opened.
     assert resumed.types[:2] == ["RUN_STARTED", "TOOL_CALL_RESULT"]
@@ -260,7 +302,7 @@ async def test_pydantic_ai_reports_the_client_tool_as_pending(pydantic_ai):
 
 async def test_pydantic_ai_store_mode_resumes_with_no_messages(peer_server):
     t = AgUiThread(peer_server("pydantic-ai").url("store"))
-    await _refund_interrupt(t)
+    await _refund_interrupt(t, PROFILES[1])
     resumed = await t.decide({"approved": True}, messages=[])
     assert resumed.text == f"Done: {REFUND}"
 
@@ -297,3 +339,39 @@ async def test_langgraph_task_arguments_come_from_the_messages_snapshot(peer_ser
         "description": "Find the launch date.",
         "subagent_type": "researcher",
     }
+
+
+async def test_adk_confirmation_wraps_the_original_call(peer_server):
+    run = await AgUiThread(peer_server("adk").url()).send("refund my order A-1001")
+    [interrupt] = run.transcript.open_interrupts
+    confirmation = run.transcript.tool_calls[interrupt.tool_call_id]
+    original = call_named(run.transcript, "issue_refund")
+    assert confirmation.args["originalFunctionCall"] == {
+        "id": original.id,
+        "name": "issue_refund",
+        "args": common.REFUND_ARGS,
+    }
+    assert interrupt.response_schema is None
+    assert interrupt.metadata["adk"]["originalFunctionCall"]["id"] == original.id
+
+
+async def test_adk_state_delta_comes_before_any_snapshot(peer_server):
+    run = await AgUiThread(peer_server("adk").url()).send("update the state")
+    types = run.types
+    assert types.index("STATE_DELTA") < types.index("STATE_SNAPSHOT")
+    [delta] = [f for f in run.frames if f["type"] == "STATE_DELTA"]
+    assert delta["delta"][0]["op"] == "add" and delta["delta"][0]["path"] == "/plan"
+
+
+async def test_adk_serves_its_capabilities_and_an_empty_object_when_it_has_none(peer_server):
+    from agents_ui.sdk import AgUiAgent
+
+    handle = peer_server("adk")
+    declared = await AgUiAgent(handle.url()).discover()
+    assert declared.status == "declared"
+    assert declared.capabilities.tools.client_provided is True
+    assert declared.capabilities.human_in_the_loop.approvals is True
+    bare = await AgUiAgent(handle.url("bare")).discover()
+    # `{}` validates as a declaration of nothing: every field absent.
+    assert (bare.status, bare.raw) == ("declared", {})
+    assert bare.capabilities.model_dump(exclude_none=True) == {}
