@@ -341,7 +341,137 @@ CAPTURES: dict[str, Callable[[RunningPeer, list[Record]], None]] = {
 
 # --- the README ------------------------------------------------------------------------------------
 
-NOTES: dict[str, list[str]] = {}
+NOTES: dict[str, list[str]] = {
+    "pydantic-ai (`/`: the client keeps the history; `/store`: InMemoryConversationStore)": [
+        'Every event has a `timestamp`; RUN_STARTED carries `protocolVersion: "1.0"`; RUN_FINISHED '
+        "always has an `outcome` (`success`, or `interrupt`).",
+        "A tool call's parent is an assistant message opened and closed empty just before it "
+        "(TEXT_MESSAGE_START / TEXT_MESSAGE_END with no content, then TOOL_CALL_START with that "
+        "`parentMessageId`).",
+        "Reasoning with a provider signature (`*-think-1`): visible REASONING_MESSAGE_CONTENT, then "
+        "REASONING_MESSAGE_END, then REASONING_ENCRYPTED_VALUE `subtype: message`, `entityId` = the "
+        "reasoning message id, `encryptedValue` = a JSON string `{signature, provider_name}`. The text "
+        "is not sealed: only the signature is opaque.",
+        'Approval: RUN_FINISHED `outcome.interrupts[0]` = `{id: "int-call_refund", reason: '
+        '"tool_call", toolCallId, message, responseSchema: {approved, editedArgs, reason}}`. '
+        "`approved` is a StrictBool: anything else is a denial or a RUN_ERROR.",
+        "The resume run begins with TOOL_CALL_RESULT for the call the interrupted run opened "
+        "(`call_refund`), with a new tool message id; no TOOL_CALL_START for it in that run.",
+        "Rejection (`*-refund-reject-2`): the TOOL_CALL_RESULT content is the `reason`, and it is "
+        "followed by REASONING_ENCRYPTED_VALUE `subtype: message` whose `entityId` is that TOOL "
+        'message (`{"pydantic_ai": {"outcome": "denied"}}`): it belongs on the tool message '
+        "sent back (ToolMessage.encryptedValue), not on any reasoning.",
+        "Client history mode needs the assistant message with its `toolCalls` to resume: with the "
+        "product's history (`pydantic-ai-refund-product-history-2`) it answers RUN_ERROR \"Tool call "
+        'results were provided, but the message history does not contain a `ModelResponse`." The '
+        "following `hello` (`-3`) is answered as a first message: the refund turn is lost.",
+        "Store mode rejects the product's history too (`pydantic-ai-store-refund-product-history-2`): "
+        "re-sending the user message without the assistant turn reads as an edit of that turn, and "
+        "RUN_ERROR says the stored conversation is not waiting on `call_refund`. With the full history, "
+        "or with `messages: []` (`pydantic-ai-store-refund-new-only-2`), it resumes. Each store-mode "
+        "run ends with CUSTOM `pydantic_ai_conversation_saved` `{conversation_id, entry_ids}`.",
+        "Tool call ids are the model's: a later run of the same thread reuses `call_weather` "
+        "(`*-weather-2`). Message ids are new UUIDs each run.",
+        "A client-provided tool (`*-steps-1`) ends the run with `outcome: {type: success, "
+        'pendingToolCallIds: ["call_steps"]}`; the next run with a tool message answers it. With '
+        "`tools: []` the tool does not exist for the model.",
+        'Tool results are strings: a dict return is JSON-encoded (`{"city":"Paris",...}`), a str '
+        "return is sent as is.",
+        "STATE_SNAPSHOT and STATE_DELTA come from the tool's `ToolReturn(metadata=[...])`, after its "
+        "TOOL_CALL_RESULT.",
+    ],
+    'LangGraph (ag-ui-langgraph, `emit_interrupt_outcome=True`, `subagent_visibility="attributed"`)': [
+        "RAW events (the default `emit_raw_events=True`) carry whole LangChain callback payloads and "
+        "outnumber the rest; TEXT_MESSAGE_* and TOOL_CALL_* repeat them as `rawEvent`. No "
+        "`timestamp`, no `protocolVersion` on RUN_STARTED; RUN_FINISHED has no `outcome` on success.",
+        "STATE_SNAPSHOT is sent after every node with that node's OUTPUT only (e.g. `{messages: [the "
+        "tool message], tools: []}`), then once with the whole graph state; every snapshot holds "
+        "LangChain `messages` and `tools` besides the graph's own keys (`plan`). Replacing the panel "
+        "with each snapshot shows partial state for a moment.",
+        "MESSAGES_SNAPSHOT comes at the end of every run with the WHOLE thread (every earlier run's "
+        "messages); reasoning is not in it; a sub-agent's messages are appended at its end with "
+        "`subagentRunId`. The tool message id in it is a UUID while the streamed TOOL_CALL_RESULT "
+        "used `messageId` = the toolCallId.",
+        "Arguments in the chunk that names a tool call are dropped: TOOL_CALL_START is emitted for "
+        "that chunk and only later chunks become TOOL_CALL_ARGS. A provider that sends the whole call "
+        "in one chunk (Gemini does; the `task` call in `langgraph-research-1`) gives TOOL_CALL_START "
+        "then TOOL_CALL_END with no ARGS: the arguments exist only in MESSAGES_SNAPSHOT.",
+        "Interrupt: `id` is a hash, `reason`/`message`/`toolCallId`/`responseSchema` are whatever the "
+        "graph passed to `interrupt({...})`, `metadata.langgraph.raw` repeats it; a CUSTOM "
+        "`on_interrupt` event (value: that dict as a JSON string) comes just before RUN_FINISHED.",
+        "The resume run re-opens the interrupted call: TOOL_CALL_START/ARGS/END with the same "
+        "`call_refund` id (no `parentMessageId`, the whole arguments in one ARGS), then "
+        "TOOL_CALL_RESULT. A client folding the thread as one transcript appends the arguments twice.",
+        "The checkpoint holds the thread: the resume works with the full history, with the product's "
+        "history, and with `messages: []`. Messages whose ids the checkpoint has are ignored.",
+        'Sub-agent (`langgraph-research-1`): SUBAGENT_STARTED `{subagentRunId: "tools:<uuid>", '
+        'name: "researcher", description, parentToolCallId, parentMessageId}` after the parent\'s '
+        "MESSAGES_SNAPSHOT, the sub-agent's STEP_*/TEXT_MESSAGE_* tagged with `subagentRunId`, "
+        "SUBAGENT_FINISHED, then the parent's TOOL_CALL_RESULT for `task`.",
+        "Reasoning signature: REASONING_ENCRYPTED_VALUE `subtype: message`, `entityId` = the reasoning "
+        "message, value = the raw signature, sent BEFORE REASONING_MESSAGE_END; the text is visible.",
+        "A client-provided tool call ends the run with no outcome and no `pendingToolCallIds`.",
+        "RUN_ERROR has the exception's text and no `code`.",
+    ],
+    "Google ADK (ag-ui-adk, `emit_interrupt_outcome=True`)": [
+        "A new thread's first state change is a STATE_DELTA (`add /plan`) with no STATE_SNAPSHOT before "
+        "it (`adk-state-1`); a STATE_SNAPSHOT follows at the end of every run, including the adapter's "
+        "own keys `_ag_ui_thread_id`, `_ag_ui_app_name`, `_ag_ui_user_id`.",
+        "Tool calls have no `parentMessageId` and no surrounding assistant message; TOOL_CALL_RESULT "
+        'has no `role`. A tool\'s non-dict return is wrapped: `{"result": "Marked Ship done."}`.',
+        "Confirmation (`adk-refund-*-1`): TOOL_CALL_* for `issue_refund` (`call_refund`, never "
+        "answered in that run), then TOOL_CALL_* for `adk_request_confirmation` (id `adk-<uuid>`, "
+        "arguments `{originalFunctionCall: {id, args, name}, toolConfirmation: {hint, confirmed: "
+        "false}}`). The interrupt: `id` = `toolCallId` = that confirmation call, `reason: "
+        '"confirmation"`, `message` = the long hint ("Please approve or reject the tool call '
+        'issue_refund() by responding with a FunctionResponse..."), `metadata.adk` repeats the '
+        "original call; no `responseSchema`.",
+        "The resume run begins with TOOL_CALL_RESULT for the ORIGINAL call `call_refund`; the "
+        "`adk_request_confirmation` call never gets a result.",
+        "`{approved: true|false}` resumes; `reason` and `editedArgs` are ignored with "
+        "`require_confirmation=True` (the edit run refunds 42.5). A rejection's result is "
+        '`{"error": "This tool call is rejected."}`.',
+        "The session holds the thread: the resume works with the full history, the product's history "
+        "and `messages: []`.",
+        "Thought parts stream as REASONING_*; the thought signature is not sent (no "
+        "REASONING_ENCRYPTED_VALUE). No MESSAGES_SNAPSHOT (the default `emit_messages_snapshot=False`).",
+        'RUN_ERROR `{message: <the exception\'s text>, code: "BACKGROUND_EXECUTION_ERROR"}`.',
+        "`GET /capabilities` returns the dict given, unvalidated (`adk-capabilities.json`); with none "
+        "configured, `{}` (`adk-bare-capabilities.json`).",
+    ],
+    "Microsoft Agent Framework (agent-framework-ag-ui, on ag-ui-protocol 0.1.22)": [
+        "No `timestamp`, no `protocolVersion`; every run starts with STATE_SNAPSHOT of the "
+        "`state_schema` defaults (`{plan: {}}`) and ends with MESSAGES_SNAPSHOT of the whole thread "
+        "(reasoning messages included, with `encryptedValue`).",
+        "Tool calls stream INSIDE an open assistant message: TEXT_MESSAGE_START, TOOL_CALL_START "
+        "(`parentMessageId` = that message) ... TOOL_CALL_RESULT, STATE_SNAPSHOT, then "
+        "TEXT_MESSAGE_END.",
+        "Approval (`always_require`): TOOL_CALL_* for `call_refund`, CUSTOM "
+        '`function_approval_request` `{id: "af-call-<hex>", function_call: {call_id, name, '
+        "arguments}}`, and a second call `confirm_changes` (a client tool, never answered) whose "
+        'arguments name the original call. The interrupt: `id: "af-call-<hex>"`, `reason: '
+        '"tool_call"`, `toolCallId: "call_refund"`, `responseSchema` with `approved`, '
+        "`accepted`, one property per argument and `editedArgs`, `additionalProperties: false`.",
+        "Any key outside that schema is read as an edit: `{approved: false, reason: ...}` is refused "
+        "with RUN_ERROR `APPROVAL_RESUME_INVALID` (`agent-framework-refund-reject-2`); "
+        "`{approved: false}` works (`-refund-reject-plain-2`).",
+        "Approve and edit: the resume run begins with TOOL_CALL_RESULT for `call_refund` (edits "
+        'applied). Rejection: NO TOOL_CALL_RESULT; the result ("Error: Tool call invocation was '
+        'rejected by user.") is only in MESSAGES_SNAPSHOT, on a tool message '
+        "`approval-response-af-call-<hex>`.",
+        "Answering `confirm_changes` with a tool message instead of `resume` is refused: RUN_ERROR "
+        '`APPROVAL_RESUME_REQUIRED` "Pending interrupts require a resume entry for every '
+        'interruptId." (`-refund-confirm-changes-2`).',
+        "A client tool's answer whose JSON has an `accepted` key is taken for an approval answer and "
+        'dropped (its log: "Rejected approval response id=call_steps: no matching approval '
+        'occurrence"); the model then calls the tool again (`agent-framework-steps-accepted-2`).',
+        'RUN_ERROR hides the exception: `{message: "An internal error has occurred while streaming '
+        'events.", code: "RuntimeError"}`.',
+        "Reasoning: REASONING_ENCRYPTED_VALUE `subtype: message`, `entityId` = the reasoning message "
+        "(`rs_1`), before REASONING_MESSAGE_END; the text is visible.",
+        "The server keeps the thread: the resume works with the product's history as well.",
+    ],
+}
 
 
 def write_readme(records: list[Record], versions: dict[str, dict[str, str]]) -> None:
