@@ -45,6 +45,13 @@ test-unit: setup
 test-e2e: setup
 	AGENTS_UI_E2E=1 DJANGO_ALLOW_ASYNC_UNSAFE=true $(VENV)/bin/pytest tests/e2e
 
+# Real AG-UI servers built with each framework's own adapter (tests/interop), each in its own
+# environment under .interop/ (created once, then reused), run through the product's SDK.
+.PHONY: interop
+interop: setup
+	bash scripts/interop_setup.sh
+	AGENTS_UI_INTEROP=1 $(VENV)/bin/pytest tests/interop
+
 bench: setup
 	$(PY) -m benchmarks
 
