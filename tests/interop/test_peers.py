@@ -83,12 +83,12 @@ STATE_DELTA_FIRST = (
 )
 
 PROFILES = [
-    Profile("pydantic-ai", defects=(SIGNED_REASONING, SEALED_TOOL_RESULT)),
-    Profile("pydantic-ai", "store", defects=(SIGNED_REASONING, SEALED_TOOL_RESULT)),
+    Profile("pydantic-ai"),
+    Profile("pydantic-ai", "store"),
     Profile(
         "langgraph",
         rejected="Refund declined: Not this order.",
-        defects=(SIGNED_REASONING, RESUME_REOPENS_CALL),
+        defects=(RESUME_REOPENS_CALL,),
     ),
     Profile(
         "adk",
@@ -106,7 +106,6 @@ PROFILES = [
         rejected="Error: Tool call invocation was rejected by user.",
         reject=tuple(REJECT_PLAIN.items()),
         failure="An internal error has occurred while streaming events.",
-        defects=(SIGNED_REASONING,),
     ),
 ]
 
@@ -335,12 +334,6 @@ async def test_langgraph_sub_agent_is_attributed(peer_server):
     assert run.text.endswith("Done: The launch is on Friday.")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect 9: the task call streams no TOOL_CALL_ARGS (LangGraph drops arguments that arrive in "
-    "the chunk naming the call); MESSAGES_SNAPSHOT has them, but the fold keeps the '{}' it parsed at "
-    "TOOL_CALL_END",
-)
 async def test_langgraph_task_arguments_come_from_the_messages_snapshot(peer_server):
     run = await AgUiThread(peer_server("langgraph").url()).send("research the launch date")
     assert "TOOL_CALL_ARGS" not in [

@@ -13,7 +13,9 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents_ui.models import Conversation, Message, Run
-from agents_ui.runs import RunRequest, replay, start_run
+from agents_ui.runs.event_log import replay
+from agents_ui.runs.inputs import RunRequest
+from agents_ui.runs.live import start_run
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
 
