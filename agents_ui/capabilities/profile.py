@@ -289,4 +289,6 @@ class CapabilityProfile:
 
     def with_observations(self, observations: Observations) -> CapabilityProfile:
         """The same profile, with what runs have shown folded in."""
+        if self.seen.record.covers(observations):
+            return self
         return replace(self, seen=Seen(self.seen.record | observations))

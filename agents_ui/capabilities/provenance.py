@@ -8,9 +8,8 @@ or set by an admin (an override). The explain view shows this chain under every 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 # What the explain view shows of a raw value: enough to recognise it, never a whole document.
 RAW_TEXT_LIMIT = 300
@@ -40,8 +39,9 @@ def show(value: Any, limit: int = RAW_TEXT_LIMIT) -> str:
     return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+# Facts and their provenance are tuples: immutable, and cheap enough to build by the dozen for
+# every plan.
+class Provenance(NamedTuple):
     """One field of one document, as it was read."""
 
     source: str  # the document: "AG-UI capabilities", "AWS Strands capabilities", "runs" ...
@@ -63,8 +63,7 @@ class Provenance:
         return f"{where} = {self.raw_text} ({self.kind.value})"
 
 
-@dataclass(frozen=True, slots=True)
-class Fact[T]:
+class Fact[T](NamedTuple):
     """One thing the profile knows, or does not, about an agent.
 
     - `value` set: known (true, false, a number, a list ...);

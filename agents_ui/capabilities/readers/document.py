@@ -7,6 +7,7 @@ when it has the type the field needs. A value of another type is not read, and t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from agents_ui.capabilities.provenance import Fact, Kind, Provenance
@@ -33,8 +34,8 @@ class Document:
     def at(self, path: str) -> Any:
         """The value at a dotted path, or None when a step is missing or not an object."""
         value: Any = self.raw
-        for key in path.split("."):
-            if not isinstance(value, Mapping):
+        for key in _steps(path):
+            if type(value) is not dict and not isinstance(value, Mapping):
                 return None
             value = value.get(key, _ABSENT)
             if value is _ABSENT:
@@ -55,13 +56,11 @@ class Document:
     ) -> Fact[Any]:
         """The fact at `path`: `convert` turns the raw value into the fact's value, or None when it
         cannot; then the fact is unknown and its note says why not."""
-        provenance = self.provenance(path, kind, note)
-        if not provenance.present:
-            return Fact(None, (provenance,))
-        value = convert(provenance.raw)
-        if value is None and why_not:
-            provenance = Provenance(provenance.source, path, provenance.raw, kind, why_not)
-        return Fact(value, (provenance,))
+        raw = self.at(path)
+        if raw is None:
+            return Fact(None, (Provenance(self.source, path, None, kind, note),))
+        value = convert(raw)
+        return Fact(value, (Provenance(self.source, path, raw, kind, why_not if value is None else note),))
 
     def flag(self, path: str, *, kind: Kind = Kind.DECLARED, note: str = "") -> Fact[bool]:
         return self.read(path, _boolean, kind=kind, note=note, why_not="not true or false: not read")
@@ -90,6 +89,11 @@ class Document:
             return tuple(entry for entry in map(convert, raw) if entry is not None)
 
         return self.read(path, read_all, why_not="not a list: not read")
+
+
+@cache
+def _steps(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
 
 
 def _boolean(raw: Any) -> bool | None:

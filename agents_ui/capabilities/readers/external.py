@@ -59,7 +59,15 @@ def read(policy: Mapping[str, Any], negotiated: Mapping[str, Any] | None = None)
             items=domain_tools,
             client_provided=Fact(
                 False,
-                (Provenance(PROTOCOL, "messages", None, Kind.INFERRED, "a message carries no client tools"),),
+                (
+                    Provenance(
+                        PROTOCOL,
+                        "POST conversations/{id}/messages",
+                        None,
+                        Kind.INFERRED,
+                        "A message carries no client tools: the agent takes none",
+                    ),
+                ),
             ),
             needing_approval=Fact(
                 needing,
@@ -90,7 +98,7 @@ def read(policy: Mapping[str, Any], negotiated: Mapping[str, Any] | None = None)
                         "POST approvals/{approvalId} editedInput",
                         None,
                         Kind.INFERRED,
-                        "an approval decision may carry edited input",
+                        "An approval decision may carry edited input: approving with edits is offered",
                     ),
                 ),
             ),
