@@ -39,6 +39,21 @@ Rules chosen where docs/PROTOCOLS.md is silent:
   unknown, unless the declaration already rules them out.
 - Editing what an approval request will do: where approving with edits is declared (or follows
   from the protocol), or where the request's own schema has `editedArgs` (`ApprovalsDetails.can_edit`).
+- Image picker and audio recorder follow `multimodal.input.image` / `.audio` and need the upload
+  permission; the picker takes photos on phones (`capture`) and pasted images, the recorder records
+  in a type the agent lists, else in what the browser offers first.
+- Frontend tools: the control follows `tools.clientProvided`; the product's generic tools are offered
+  with each run unless the agent said it takes none (`details.offer`).
+- State is sent back with the next run only where it persists or the agent did not say
+  (`details.send_state_back`).
+- Connection: shown where it differs from a plain stream (no streaming: one complete response;
+  resumable: resume from the last event; a binary transport, WebSocket or push notifications are
+  shown; this product reads SSE, so a binary transport is declared but not used).
+- Code execution warns wherever the code is not declared to run in a sandbox.
+- `custom.rateLimit.maxRequestsPerMinute` throttles sends (the seed's own example); a rate that is
+  not a whole number above zero throttles nothing.
+- `custom` and every field kept without a control are shown; a declaration in an unknown shape is
+  shown whole, and nothing in it is read.
 - Byte sizes are labelled in binary units ("10 MB" = 10 x 1024 x 1024 bytes).
 
 Details per control are typed (the `*Details` classes below); they read by attribute, and by name
@@ -99,6 +114,15 @@ CONTROL_NAMES: tuple[str, ...] = (
     "limits",
     "host-context",
     "stream-profile",
+    "image-picker",
+    "audio-recorder",
+    "media-output",
+    "frontend-tools",
+    "transport",
+    "code-execution",
+    "memory",
+    "throttle",
+    "custom",
 )
 
 CONTROL_LABELS: dict[str, str] = {
@@ -116,6 +140,15 @@ CONTROL_LABELS: dict[str, str] = {
     "limits": "Limits",
     "host-context": "Host context notice",
     "stream-profile": "Stream profile",
+    "image-picker": "Image picker",
+    "audio-recorder": "Audio recorder",
+    "media-output": "Images and audio in answers",
+    "frontend-tools": "Frontend tools",
+    "transport": "Connection",
+    "code-execution": "Code execution",
+    "memory": "Long-term memory",
+    "throttle": "Throttle",
+    "custom": "Integration-specific capabilities",
 }
 
 # Where a reason came from: a kind of fact (declared, negotiated, inferred, observed, override),
@@ -165,6 +198,7 @@ class IdentityDetails(Details):
     provider: str | None = None
     documentation_url: str | None = None  # http(s) only
     framework: str | None = None
+    metadata: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +230,8 @@ class ApprovalsDetails(Details):
     interrupts: bool | None = None
     approve_with_edits: bool | None = None
     tools_needing_approval: tuple[ToolInfo, ...] = ()
+    # How it asks: "frontend-tool-calls" means through tools the client answers (frontend tools).
+    mechanism: str | None = None
 
     def can_edit(self, response_schema: Mapping[str, Any] | None = None) -> bool:
         """Whether a person may change what a request will do before approving it: where approving
@@ -220,6 +256,8 @@ class StateDetails(Details):
     deltas: bool | None = None
     persistent_state: bool | None = None
     memory: bool | None = None
+    # Send the last state back with the next run: where state persists, or the agent did not say.
+    send_state_back: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +291,7 @@ class LimitsDetails(Details):
     max_execution_time_label: str | None = None
     rate_limits: tuple[RateLimit, ...] = ()
     spend_limits: tuple[SpendLimit, ...] = ()
+    requests_per_minute: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +307,83 @@ class StreamProfileDetails(Details):
     default: str | None = None
     negotiated: str | None = None
     chooser: bool = False  # several offered
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePickerDetails(Details):
+    accept: tuple[str, ...] = ("image/*",)
+    accept_attr: str = "image/*"
+    capture: str = "environment"  # <input capture>: a phone offers its camera
+    paste: bool = True  # an image pasted into the composer is attached
+    max_bytes: int | None = None
+    max_bytes_label: str | None = None
+
+
+# What a recording is made as, in the order the browser is asked (MediaRecorder.isTypeSupported).
+RECORDING_TYPES: tuple[str, ...] = ("audio/webm", "audio/ogg", "audio/mp4")
+
+
+@dataclass(frozen=True, slots=True)
+class AudioRecorderDetails(Details):
+    mime_types: tuple[str, ...] = RECORDING_TYPES
+    max_bytes: int | None = None
+    max_bytes_label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MediaOutputDetails(Details):
+    images: bool | None = None  # images in answers are shown
+    audio: bool | None = None  # audio in answers is playable
+
+
+@dataclass(frozen=True, slots=True)
+class FrontendToolsDetails(Details):
+    # Offer the product's generic tools (ask, form, confirm, choose) with each run: unless the agent
+    # said it takes no client tools.
+    offer: bool = True
+    parallel_calls: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TransportDetails(Details):
+    streaming: bool | None = None
+    stream: bool = True  # read the answer as a stream; false: one complete response
+    resumable: bool | None = None
+    resume: bool = False  # after a cut connection, resume from the last event it has
+    http_binary: bool | None = None
+    use_binary: bool = False  # the binary transport is declared, but this product reads SSE
+    websocket: bool | None = None
+    push_notifications: bool | None = None
+
+
+Sandbox = Literal["sandboxed", "not-sandboxed", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class CodeExecutionDetails(Details):
+    sandboxed: bool | None = None
+    sandbox: Sandbox = "unknown"
+    warn: bool = True  # not in a sandbox, or not said
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDetails(Details):
+    memory: bool | None = None  # remembers across conversations
+    persistent_state: bool | None = None  # a thread's next run starts from its last state
+
+
+@dataclass(frozen=True, slots=True)
+class ThrottleDetails(Details):
+    max_requests: int | None = None  # sends allowed per window
+    window_seconds: int = 60
+
+
+@dataclass(frozen=True, slots=True)
+class CustomDetails(Details):
+    # Each entry of `custom` and each field kept without a control, as read (path, raw value, note).
+    custom: tuple[Provenance, ...] = ()
+    extensions: tuple[Provenance, ...] = ()
+    unknown_shape: bool = False
 
 
 @dataclass(frozen=True)
@@ -565,9 +681,10 @@ def _identity(src: _Inputs) -> tuple[_Evidence, Details]:
                 )
             )
         values[key] = value
+    metadata = ev.known(identity.metadata)
     ev.finish()
     ev.reasons.append(Reason("default", "identity", None, "The identity card is always shown"))
-    return ev, IdentityDetails(**values)
+    return ev, IdentityDetails(**values, metadata=metadata)
 
 
 def _reasoning(src: _Inputs) -> tuple[_Evidence, Details]:
@@ -585,6 +702,8 @@ def _reasoning(src: _Inputs) -> tuple[_Evidence, Details]:
         ev.known(
             reasoning.encrypted, f"{path} is true: a 'reasoning hidden' notice is shown, never the value"
         )
+    else:
+        ev.known(reasoning.encrypted)
     ev.finish().observe(src.profile.seen.reasoning, "The agent emitted reasoning")
     return ev, ReasoningDetails(streaming, reasoning.encrypted.value)
 
@@ -595,6 +714,8 @@ def _subagents(src: _Inputs) -> tuple[_Evidence, Details]:
     if multi.supported.value is False:
         ev.read(multi.supported, f"{multi.supported.origin.path} is false: no multi-agent coordination")
         ev.support = False
+    else:
+        ev.known(multi.supported)
     subagents = multi.subagents.value
     ev.read(multi.subagents, shown=[item.name for item in subagents] if subagents is not None else None)
     if ev.support is None and subagents is not None:
@@ -669,6 +790,7 @@ def _approvals(src: _Inputs) -> tuple[_Evidence, Details]:
     approvals = ev.under(hitl.approvals, hitl.supported)
     interrupts = ev.under(hitl.interrupts, hitl.supported)
     edits = ev.known(hitl.approve_with_edits)
+    mechanism = ev.known(hitl.mechanism)
     names = tools.needing_approval.value or ()
     if names:
         ev.read(
@@ -694,7 +816,7 @@ def _approvals(src: _Inputs) -> tuple[_Evidence, Details]:
     ev.finish()
     ev.observe(src.profile.seen.interrupts, "The agent paused for a decision")
     ev.observe(src.profile.seen.approvals, "The agent asked for an approval")
-    return ev, ApprovalsDetails(approvals, interrupts, edits, needing)
+    return ev, ApprovalsDetails(approvals, interrupts, edits, needing, mechanism)
 
 
 def _tools(src: _Inputs) -> tuple[_Evidence, Details]:
@@ -718,9 +840,21 @@ def _state(src: _Inputs) -> tuple[_Evidence, Details]:
     state = src.profile.state
     ev = _Evidence(src.profile, "shared state")
     snapshots, deltas = ev.read(state.snapshots), ev.read(state.deltas)
+    persistent = state.persistent_state.value
+    if persistent is not None:
+        path = state.persistent_state.origin.path
+        ev.known(
+            state.persistent_state,
+            f"{path} is true: the next run starts from the last state, which is sent back"
+            if persistent
+            else f"{path} is false: each run starts afresh, no state is sent back",
+        )
     ev.support = _any_true((state.snapshots, state.deltas))
     ev.finish().observe(src.profile.seen.state, "The agent sent state events")
-    return ev, StateDetails(snapshots, deltas, state.persistent_state.value, state.memory.value)
+    details = StateDetails(
+        snapshots, deltas, persistent, state.memory.value, send_state_back=persistent is not False
+    )
+    return ev, details
 
 
 def _structured_output(src: _Inputs) -> tuple[_Evidence, Details]:
@@ -780,10 +914,14 @@ def _limits(src: _Inputs) -> tuple[_Evidence, Details]:
     )
     rate = ev.read(limits.rate_limits, _limits_text(limits.rate_limits))
     spend = ev.read(limits.spend_limits, _limits_text(limits.spend_limits))
+    per_minute = ev.known(limits.requests_per_minute)
     lists = [fact for fact in (limits.rate_limits, limits.spend_limits) if fact.sayable]
-    numbers = execution.max_iterations.sayable or execution.max_execution_time.sayable
+    numbers = any(
+        fact.sayable
+        for fact in (execution.max_iterations, execution.max_execution_time, limits.requests_per_minute)
+    )
     # A number can only say "there is a limit": its silence is unknown, never "no limits".
-    if iterations is not None or duration is not None or rate or spend:
+    if iterations is not None or duration is not None or per_minute is not None or rate or spend:
         ev.support = True
     elif lists and all(fact.known for fact in lists) and not numbers:
         ev.support = False
@@ -793,6 +931,7 @@ def _limits(src: _Inputs) -> tuple[_Evidence, Details]:
         max_execution_time_label=_duration_label(duration),
         rate_limits=rate or (),
         spend_limits=spend or (),
+        requests_per_minute=per_minute,
     )
     return ev.finish(), details
 
@@ -833,6 +972,184 @@ def _stream_profile(src: _Inputs) -> tuple[_Evidence, Details]:
     return ev.finish(), details
 
 
+def _image_picker(src: _Inputs) -> tuple[_Evidence, Details]:
+    files = src.profile.files
+    ev = _Evidence(src.profile, "image input")
+    ev.support = ev.read(src.profile.multimodal.input.image)
+    images = tuple(t for t in files.mime_types.value or () if t.startswith("image/")) or ("image/*",)
+    max_bytes = files.max_bytes.value
+    details = ImagePickerDetails(
+        accept=images,
+        accept_attr=",".join(images),
+        max_bytes=max_bytes,
+        max_bytes_label=_size_label(max_bytes),
+    )
+    return ev.finish(), details
+
+
+def _audio_recorder(src: _Inputs) -> tuple[_Evidence, Details]:
+    files = src.profile.files
+    ev = _Evidence(src.profile, "audio input")
+    ev.support = ev.read(src.profile.multimodal.input.audio)
+    declared = tuple(t for t in files.mime_types.value or () if t.startswith("audio/"))
+    max_bytes = files.max_bytes.value
+    details = AudioRecorderDetails(
+        mime_types=declared or RECORDING_TYPES, max_bytes=max_bytes, max_bytes_label=_size_label(max_bytes)
+    )
+    return ev.finish(), details
+
+
+def _media_output(src: _Inputs) -> tuple[_Evidence, Details]:
+    output = src.profile.multimodal.output
+    ev = _Evidence(src.profile, "images or audio in answers")
+    images, audio = ev.read(output.image), ev.read(output.audio)
+    ev.support = _any_true((output.image, output.audio))
+    return ev.finish(), MediaOutputDetails(images, audio)
+
+
+def _frontend_tools(src: _Inputs) -> tuple[_Evidence, Details]:
+    tools = src.profile.tools
+    ev = _Evidence(src.profile, "client-provided tools")
+    if tools.supported.value is False:
+        ev.read(tools.supported)
+    ev.support = client_provided = ev.under(tools.client_provided, tools.supported)
+    return ev.finish(), FrontendToolsDetails(
+        offer=client_provided is not False, parallel_calls=tools.parallel_calls.value
+    )
+
+
+# The SDK reads AG-UI over SSE only: a binary transport an agent declares is shown, not used.
+_READS_BINARY = False
+
+
+def _transport(src: _Inputs) -> tuple[_Evidence, Details]:
+    transport = src.profile.transport
+    ev = _Evidence(src.profile, "its connection")
+    streaming = ev.read(
+        transport.streaming,
+        f"{transport.streaming.origin.path} is false: the answer is read as one complete response"
+        if transport.streaming.value is False
+        else None,
+    )
+    resumable = ev.read(
+        transport.resumable,
+        f"{transport.resumable.origin.path} is true: after a cut connection the stream resumes from the "
+        "last event received"
+        if transport.resumable.value
+        else None,
+    )
+    binary = ev.read(
+        transport.http_binary,
+        f"{transport.http_binary.origin.path} is true: declared, but this product reads the stream as SSE"
+        if transport.http_binary.value and not _READS_BINARY
+        else None,
+    )
+    websocket = ev.read(transport.websocket)
+    push = ev.read(transport.push_notifications)
+    facts = (transport.streaming, transport.resumable, transport.http_binary, transport.websocket,
+             transport.push_notifications)  # fmt: skip
+    if streaming is False or resumable or binary or websocket or push:
+        ev.support = True
+    elif any(fact.sayable for fact in facts) and all(fact.known for fact in facts if fact.sayable):
+        ev.support = False
+        ev.reasons.append(
+            Reason("default", "transport", None, "The answer streams as usual: nothing to show")
+        )
+    details = TransportDetails(
+        streaming=streaming,
+        stream=streaming is not False,
+        resumable=resumable,
+        resume=resumable is True,
+        http_binary=binary,
+        use_binary=bool(binary) and _READS_BINARY,
+        websocket=websocket,
+        push_notifications=push,
+    )
+    return ev.finish(), details
+
+
+def _code_execution(src: _Inputs) -> tuple[_Evidence, Details]:
+    execution = src.profile.execution
+    ev = _Evidence(src.profile, "code execution")
+    ev.support = runs_code = ev.read(execution.code_execution)
+    sandboxed = execution.sandboxed.value
+    path = execution.sandboxed.origin.path if execution.sandboxed.sayable else ""
+    text = {
+        True: f"{path} is true: its code runs in a sandbox",
+        False: f"{path} is false: its code runs outside a sandbox (a warning is shown)",
+        None: f"{path} is not declared: whether its code runs in a sandbox is unknown (a warning is shown)",
+    }[sandboxed]
+    if runs_code:
+        ev.read(execution.sandboxed, text)
+    else:
+        ev.known(execution.sandboxed)
+    sandbox: Sandbox = "sandboxed" if sandboxed else "not-sandboxed" if sandboxed is False else "unknown"
+    return ev.finish(), CodeExecutionDetails(sandboxed, sandbox, warn=sandboxed is not True)
+
+
+def _memory(src: _Inputs) -> tuple[_Evidence, Details]:
+    state = src.profile.state
+    ev = _Evidence(src.profile, "long-term memory")
+    memory = state.memory.value
+    path = state.memory.origin.path if state.memory.sayable else ""
+    ev.support = ev.read(
+        state.memory, f"{path} is true: it remembers across conversations" if memory else None
+    )
+    return ev.finish(), MemoryDetails(memory, state.persistent_state.value)
+
+
+def _throttle(src: _Inputs) -> tuple[_Evidence, Details]:
+    fact = src.profile.limits.requests_per_minute
+    ev = _Evidence(src.profile, "a send rate")
+    per_minute = ev.read(
+        fact,
+        f"{fact.origin.path} is {fact.value}: at most {fact.value} messages a minute are sent"
+        if fact.known
+        else None,
+    )
+    if per_minute is not None:
+        ev.support = True
+    return ev.finish(), ThrottleDetails(max_requests=per_minute)
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _custom(src: _Inputs) -> tuple[_Evidence, Details]:
+    profile = src.profile
+    ev = _Evidence(profile, "integration-specific capabilities")
+    if profile.unread:
+        ev.said = True
+        ev.reasons.append(
+            Reason(
+                "declared",
+                profile.shape.root,
+                None,
+                f"{_sentence(profile.shape.label)}: nothing in it is read; it is shown as it was sent",
+                (Provenance(profile.shape.label, "", None, Kind.DECLARED), *profile.unread),
+            )
+        )
+    custom = profile.custom.value
+    ev.read(profile.custom, shown=sorted(custom) if custom is not None else None)
+    entries = tuple(
+        Provenance(origin.source, f"{origin.path}.{key}", value, Kind.DECLARED)
+        for origin in profile.custom.provenance[:1]
+        for key, value in (custom or {}).items()
+    )
+    kept = (*profile.extensions, *profile.unread)
+    for link in kept:
+        ev.said = True
+        text = f"{link.path} is {link.raw_text}" + (f" ({link.note})" if link.note else "")
+        ev.reasons.append(Reason(link.kind.value, link.path, link.raw, text, (link,)))
+    if custom or kept:
+        ev.support = True
+    elif custom is not None:
+        ev.support = False
+    details = CustomDetails(custom=entries, extensions=kept, unknown_shape=bool(profile.unread))
+    return ev.finish(), details
+
+
 _CONTROLS: dict[str, Callable[[_Inputs], tuple[_Evidence, Details]]] = {
     "identity": _identity,
     "reasoning": _reasoning,
@@ -848,6 +1165,15 @@ _CONTROLS: dict[str, Callable[[_Inputs], tuple[_Evidence, Details]]] = {
     "limits": _limits,
     "host-context": _host_context,
     "stream-profile": _stream_profile,
+    "image-picker": _image_picker,
+    "audio-recorder": _audio_recorder,
+    "media-output": _media_output,
+    "frontend-tools": _frontend_tools,
+    "transport": _transport,
+    "code-execution": _code_execution,
+    "memory": _memory,
+    "throttle": _throttle,
+    "custom": _custom,
 }
 
 # Controls a user may see but not use without a permission: (UserAbilities attribute, permission, ability).
@@ -855,6 +1181,8 @@ _NEEDS_PERMISSION: dict[str, tuple[str, str, str]] = {
     "reasoning": ("can_view_reasoning", "agents_ui.view_reasoning", "see the agent's reasoning"),
     "upload": ("can_upload", "agents_ui.upload_files", "upload files"),
     "approvals": ("can_approve", "agents_ui.approve_actions", "approve or reject the agent's actions"),
+    "image-picker": ("can_upload", "agents_ui.upload_files", "send images"),
+    "audio-recorder": ("can_upload", "agents_ui.upload_files", "send recordings"),
 }
 
 _ALWAYS_SHOWN = frozenset({"identity"})

@@ -446,6 +446,15 @@ SUPPORTED = {
     "limits": {"capabilities": agui(execution={"maxIterations": 3})},
     "host-context": {"policy": external(hostContextPolicy={"acceptedFields": ["page.url"]})},
     "stream-profile": {"policy": external(streamProfiles=["runtime-standard-v1"])},
+    "image-picker": {"capabilities": agui(multimodal={"input": {"image": True}})},
+    "audio-recorder": {"capabilities": agui(multimodal={"input": {"audio": True}})},
+    "media-output": {"capabilities": agui(multimodal={"output": {"image": True}})},
+    "frontend-tools": {"capabilities": agui(tools={"clientProvided": True})},
+    "transport": {"capabilities": agui(transport={"resumable": True})},
+    "code-execution": {"capabilities": agui(execution={"codeExecution": True, "sandboxed": True})},
+    "memory": {"capabilities": agui(state={"memory": True})},
+    "throttle": {"capabilities": agui(custom={"rateLimit": {"maxRequestsPerMinute": 6}})},
+    "custom": {"capabilities": agui(custom={"region": "eu"})},
 }
 UNSUPPORTED = {
     "reasoning": {"capabilities": agui(reasoning={"supported": False})},
@@ -461,29 +470,57 @@ UNSUPPORTED = {
     "limits": {"policy": external(rateLimits=[], spendLimits=[])},
     "host-context": {"policy": external(hostContextPolicy={"acceptedFields": []})},
     "stream-profile": {"policy": external(streamProfiles=[])},
+    "image-picker": {"capabilities": agui(multimodal={"input": {"image": False}})},
+    "audio-recorder": {"capabilities": agui(multimodal={"input": {"audio": False}})},
+    "media-output": {"capabilities": agui(multimodal={"output": {"image": False, "audio": False}})},
+    "frontend-tools": {"capabilities": agui(tools={"clientProvided": False})},
+    "transport": {
+        "capabilities": agui(
+            transport={
+                "streaming": True,
+                "resumable": False,
+                "httpBinary": False,
+                "websocket": False,
+                "pushNotifications": False,
+            }
+        )
+    },
+    "code-execution": {"capabilities": agui(execution={"codeExecution": False})},
+    "memory": {"capabilities": agui(state={"memory": False})},
+    "custom": {"capabilities": agui(custom={})},
 }
 SILENT: dict[str, Any] = {"capabilities": agui()}  # discovery answered {}: nothing declared
 CONTROLS = [name for name in CONTROL_NAMES if name != "identity"]
-assert set(SUPPORTED) == set(UNSUPPORTED) == set(CONTROLS)
+# A send rate can only say "there is one": no declaration makes the throttle unsupported.
+CANNOT_BE_UNSUPPORTED = {"throttle"}
+assert set(SUPPORTED) == set(CONTROLS)
+assert set(UNSUPPORTED) == set(CONTROLS) - CANNOT_BE_UNSUPPORTED
 
 
-@pytest.mark.parametrize("name", CONTROLS)
+OVERRIDE_CASES = [
+    ("supported", None, SHOWN),
+    ("supported", "hide", HIDDEN),
+    ("supported", "allow", SHOWN),
+    ("silent", None, HIDDEN),
+    ("silent", "hide", HIDDEN),
+    ("silent", "allow", SHOWN),
+    ("unsupported", None, HIDDEN),
+    ("unsupported", "hide", HIDDEN),
+    ("unsupported", "allow", HIDDEN),
+]
+
+
 @pytest.mark.parametrize(
-    ("declared", "override", "decision"),
+    ("name", "declared", "override", "decision"),
     [
-        ("supported", None, SHOWN),
-        ("supported", "hide", HIDDEN),
-        ("supported", "allow", SHOWN),
-        ("silent", None, HIDDEN),
-        ("silent", "hide", HIDDEN),
-        ("silent", "allow", SHOWN),
-        ("unsupported", None, HIDDEN),
-        ("unsupported", "hide", HIDDEN),
-        ("unsupported", "allow", HIDDEN),
+        (name, *case)
+        for name in CONTROLS
+        for case in OVERRIDE_CASES
+        if not (case[0] == "unsupported" and name in CANNOT_BE_UNSUPPORTED)
     ],
 )
 def test_overrides(name: str, declared: str, override: str | None, decision: Decision) -> None:
-    sources = {"supported": SUPPORTED[name], "silent": SILENT, "unsupported": UNSUPPORTED[name]}[declared]
+    sources = {"supported": SUPPORTED[name], "silent": SILENT, "unsupported": UNSUPPORTED.get(name)}[declared]
     overrides = {name: override} if override else None
 
     plan = decide(**sources, overrides=overrides)
@@ -532,6 +569,8 @@ PERMISSION_CASES = [
     ("reasoning", "can_view_reasoning", "agents_ui.view_reasoning"),
     ("upload", "can_upload", "agents_ui.upload_files"),
     ("approvals", "can_approve", "agents_ui.approve_actions"),
+    ("image-picker", "can_upload", "agents_ui.upload_files"),
+    ("audio-recorder", "can_upload", "agents_ui.upload_files"),
 ]
 
 
@@ -567,7 +606,18 @@ def test_user_permissions(
 def test_a_user_without_any_permission_still_sees_the_other_controls() -> None:
     nobody = UserAbilities.from_permissions(set())
 
-    for name in ("tools", "state", "feedback", "stop", "limits", "host-context", "stream-profile"):
+    others = (
+        "tools",
+        "state",
+        "feedback",
+        "stop",
+        "limits",
+        "host-context",
+        "stream-profile",
+        "media-output",
+    )
+    others += ("frontend-tools", "transport", "code-execution", "memory", "throttle", "custom")
+    for name in others:
         assert decide(**SUPPORTED[name], user=nobody)[name].shown, name
 
 
@@ -822,7 +872,7 @@ def test_state_details() -> None:
     ]
 
     assert state.details == decisions.StateDetails(
-        snapshots=True, deltas=False, persistent_state=True, memory=None
+        snapshots=True, deltas=False, persistent_state=True, memory=None, send_state_back=True
     )
 
 
@@ -936,6 +986,7 @@ def test_identity_is_always_shown(sources: dict, expected: dict) -> None:
         "provider",
         "documentation_url",
         "framework",
+        "metadata",
     }
     assert ("default", "identity.description", "Admin's description") in links(plan, "identity")
 
@@ -1102,9 +1153,16 @@ def test_a_declaration_in_an_unknown_shape_decides_nothing_from_it() -> None:
     assert plan.profile.shape.unknown
     assert plan["reasoning"].shown  # the admin allowed it: nothing in the declaration says otherwise
     for name in CONTROLS:
+        if name == "custom":
+            continue
         assert (
             plan[name].reasons[0].text.startswith("Not declared: the declaration is in an unknown shape")
         ), name
+    # The declaration itself is shown, field by field, as it was sent.
+    custom = plan["custom"]
+    assert custom.shown and custom.details.unknown_shape
+    assert [(p.path, p.raw) for p in custom.details.extensions] == [("abilities", ["reasoning", "tools"])]
+    assert custom.reasons[0].text.startswith("A declaration in an unknown shape: nothing in it is read")
 
 
 def test_a_standard_declaration_reads_every_control_it_declares() -> None:
@@ -1232,3 +1290,237 @@ def test_no_control_asks_which_protocol_or_shape_a_fact_came_from() -> None:
             n.value for n in ast.walk(test) if isinstance(n, ast.Constant) and isinstance(n.value, str)
         }
         assert not mentioned & names, ast.unparse(test)
+
+
+# ------------------------------------------------------------------------------------------------
+# Every field of the AG-UI seed reaches a control the workspace can act on
+
+FULL = {
+    **STANDARD,
+    "multiAgent": {**STANDARD["multiAgent"], "handoffs": False},
+    "humanInTheLoop": {**STANDARD["humanInTheLoop"], "approveWithEdits": True},
+}
+
+
+def leaves(declaration: dict, prefix: str = "") -> list[str]:
+    found = []
+    for key, value in declaration.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and value and key != "metadata":
+            found += leaves(value, f"{path}.")
+        else:
+            found.append(path)
+    return found
+
+
+def test_every_field_of_the_seed_is_read_by_a_control() -> None:
+    plan = decide(capabilities=agui(**FULL))
+    read = {link.path for control in plan for reason in control.reasons for link in reason.provenance}
+
+    unread = [path for path in leaves(FULL) if path not in read]
+
+    assert unread == []
+
+
+@pytest.mark.parametrize(
+    ("declaration", "accept"),
+    [
+        ({"multimodal": {"input": {"image": True}}}, ("image/*",)),
+        (
+            {
+                "multimodal": {"input": {"image": True}},
+                "custom": {"input": {"mimeTypes": ["image/png", "application/pdf"], "maxBytes": 2048}},
+            },
+            ("image/png",),
+        ),
+    ],
+)
+def test_image_picker_takes_photos_and_pasted_images(declaration: dict, accept: tuple) -> None:
+    picker = decide(capabilities=agui(**declaration))["image-picker"]
+
+    assert picker.shown
+    assert (picker.details.accept, picker.details.accept_attr) == (accept, ",".join(accept))
+    assert (picker.details.capture, picker.details.paste) == ("environment", True)
+    assert ("declared", "multimodal.input.image", True) in [
+        (r.source, r.field, r.value) for r in picker.reasons
+    ]
+
+
+def test_image_picker_and_recorder_need_the_upload_permission() -> None:
+    plan = decide(capabilities=agui(**STANDARD), user=UserAbilities(can_upload=False))
+
+    assert plan["image-picker"].disabled and plan["audio-recorder"].disabled
+
+
+def test_audio_recorder_records_in_a_type_the_agent_takes() -> None:
+    default = decide(capabilities=agui(multimodal={"input": {"audio": True}}))["audio-recorder"]
+    declared = decide(
+        capabilities=agui(
+            multimodal={"input": {"audio": True}},
+            custom={"input": {"mimeTypes": ["audio/ogg"], "maxBytes": 1048576}},
+        )
+    )["audio-recorder"]
+
+    assert default.shown and default.details.mime_types == ("audio/webm", "audio/ogg", "audio/mp4")
+    assert declared.details.mime_types == ("audio/ogg",)
+    assert declared.details.max_bytes_label == "1 MB"
+
+
+def test_media_output_shows_images_and_plays_audio() -> None:
+    output = decide(capabilities=agui(multimodal={"output": {"image": True, "audio": False}}))["media-output"]
+
+    assert output.shown
+    assert output.details == decisions.MediaOutputDetails(images=True, audio=False)
+
+
+@pytest.mark.parametrize(
+    ("transport", "decision", "expected", "says"),
+    [
+        ({"streaming": False}, SHOWN, {"stream": False, "resume": False}, "one complete response"),
+        ({"streaming": True, "resumable": True}, SHOWN, {"stream": True, "resume": True}, "resumes"),
+        ({"httpBinary": True}, SHOWN, {"http_binary": True, "use_binary": False}, "reads the stream as SSE"),
+        (
+            {"websocket": True, "pushNotifications": True},
+            SHOWN,
+            {"websocket": True},
+            "pushNotifications is true",
+        ),
+        ({"streaming": True}, HIDDEN, {"stream": True}, "transport.resumable is not declared"),
+    ],
+)
+def test_transport_chooses_the_connection(
+    transport: dict, decision: Decision, expected: dict, says: str
+) -> None:
+    control = decide(capabilities=agui(transport=transport))["transport"]
+
+    assert control.decision == decision, texts_of(control)
+    assert {key: control.details[key] for key in expected} == expected
+    assert says in texts_of(control)
+
+
+def test_an_external_agent_streams_every_message() -> None:
+    control = decide(policy=external(capabilities={"messages": True}))["transport"]
+
+    assert control.hidden
+    assert control.details.stream is True
+    assert "nothing to show" in texts_of(control)
+
+
+@pytest.mark.parametrize(
+    ("sources", "decision", "offer"),
+    [
+        ({"capabilities": agui(tools={"clientProvided": True})}, SHOWN, True),
+        ({"capabilities": agui(tools={"clientProvided": False})}, HIDDEN, False),
+        ({"capabilities": agui()}, HIDDEN, True),  # not said: offered, the agent ignores what it does not use
+        ({"capabilities": agui(tools={"supported": False})}, HIDDEN, False),
+        ({"capabilities": agui(**CREWAI)}, SHOWN, True),
+        ({"policy": external()}, HIDDEN, False),  # a message of the external protocol carries no tools
+    ],
+)
+def test_frontend_tools_are_offered_unless_the_agent_takes_none(
+    sources: dict, decision: Decision, offer: bool
+) -> None:
+    control = decide(**sources)["frontend-tools"]
+
+    assert control.decision == decision, texts_of(control)
+    assert control.details.offer is offer
+
+
+@pytest.mark.parametrize(
+    ("execution", "sandbox", "warn", "says"),
+    [
+        ({"codeExecution": True, "sandboxed": True}, "sandboxed", False, "runs in a sandbox"),
+        ({"codeExecution": True, "sandboxed": False}, "not-sandboxed", True, "outside a sandbox"),
+        ({"codeExecution": True}, "unknown", True, "whether its code runs in a sandbox is unknown"),
+    ],
+)
+def test_code_execution_warns_outside_a_sandbox(execution: dict, sandbox: str, warn: bool, says: str) -> None:
+    control = decide(capabilities=agui(execution=execution))["code-execution"]
+
+    assert control.shown
+    assert (control.details.sandbox, control.details.warn) == (sandbox, warn)
+    assert says in texts_of(control)
+
+
+def test_memory_remembers_across_conversations() -> None:
+    control = decide(capabilities=agui(state={"memory": True, "persistentState": True}))["memory"]
+
+    assert control.shown
+    assert control.details == decisions.MemoryDetails(memory=True, persistent_state=True)
+    assert "remembers across conversations" in texts_of(control)
+
+
+@pytest.mark.parametrize(("persistent", "send_back"), [(None, True), (True, True), (False, False)])
+def test_state_is_sent_back_where_it_persists_or_nothing_was_said(
+    persistent: bool | None, send_back: bool
+) -> None:
+    state = {"snapshots": True} if persistent is None else {"snapshots": True, "persistentState": persistent}
+
+    control = decide(capabilities=agui(state=state))["state"]
+
+    assert control.details.send_state_back is send_back
+    if persistent is False:
+        assert "no state is sent back" in texts_of(control)
+
+
+def test_the_rate_limit_of_custom_throttles_sends() -> None:
+    plan = decide(capabilities=agui(custom={"rateLimit": {"maxRequestsPerMinute": 6}}))
+
+    throttle = plan["throttle"]
+    assert throttle.shown
+    assert throttle.details == decisions.ThrottleDetails(max_requests=6, window_seconds=60)
+    assert ("declared", "custom.rateLimit.maxRequestsPerMinute", 6) in [
+        (r.source, r.field, r.value) for r in throttle.reasons
+    ]
+    assert plan["limits"].shown and plan["limits"].details.requests_per_minute == 6
+
+
+@pytest.mark.parametrize("rate", [0, -1, "6", True, None, {"per": "minute"}])
+def test_a_rate_limit_that_is_not_a_count_throttles_nothing(rate: Any) -> None:
+    throttle = decide(capabilities=agui(custom={"rateLimit": {"maxRequestsPerMinute": rate}}))["throttle"]
+
+    assert throttle.hidden
+    assert throttle.details.max_requests is None
+
+
+def test_custom_and_non_standard_fields_are_shown_in_the_explain_view() -> None:
+    standard = decide(capabilities=agui(**STANDARD))["custom"]
+    strands = decide(capabilities=agui(**STRANDS))["custom"]
+    crewai = decide(capabilities=agui(**CREWAI))["custom"]
+
+    assert standard.shown
+    assert [(p.path, p.raw) for p in standard.details.custom] == [
+        ("custom.rateLimit", {"maxRequestsPerMinute": 6}),
+        ("custom.input", {"maxBytes": 5242880}),
+    ]
+    assert "features.multipleRunsPerStream" in {p.path for p in strands.details.extensions}
+    assert {"wireShape", "rawEvents", "conversationalFlows", "crewChat"} <= {r.field for r in crewai.reasons}
+    assert not standard.details.unknown_shape
+
+
+def test_identity_metadata_and_only_a_web_documentation_link() -> None:
+    plan = decide(
+        capabilities=agui(
+            identity={"name": "x", "documentationUrl": "javascript:alert(1)", "metadata": {"a": 1}}
+        )
+    )
+
+    identity = plan["identity"]
+    assert identity.details.documentation_url is None
+    assert identity.details.metadata == {"a": 1}
+    assert "identity.documentationUrl is javascript:alert(1): not an http(s) address: not shown" in texts_of(
+        identity
+    )
+
+
+def test_crewai_asks_through_frontend_tools() -> None:
+    approvals = decide(capabilities=agui(**CREWAI))["approvals"]
+
+    assert approvals.details.mechanism == "frontend-tool-calls"
+
+
+def test_an_approval_seen_in_a_run_shows_the_workflow() -> None:
+    plan = decide(policy=external(), observed=Observations(approvals_seen=True))
+
+    assert plan["approvals"].shown
+    assert ("observed", "approvals_seen", True) in links(plan, "approvals")

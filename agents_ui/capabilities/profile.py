@@ -277,9 +277,10 @@ class CapabilityProfile:
     host_context: HostContext = HostContext()
     negotiation: Negotiation = Negotiation()
     seen: Seen = Seen()
-    # Fields the reader kept without acting on them: non-standard categories, extra keys, and
-    # every top-level field of a declaration in an unknown shape.
+    # Fields the reader kept without acting on them: non-standard categories and extra keys.
     extensions: tuple[Provenance, ...] = ()
+    # A declaration in an unknown shape: every top-level field, kept and shown, none read.
+    unread: tuple[Provenance, ...] = ()
     # The document as it was read (for the explain view; never parsed again).
     raw: Mapping[str, Any] | None = None
 

@@ -276,11 +276,9 @@ def test_an_object_in_no_known_shape_is_kept_raw_and_nothing_is_read() -> None:
 
     assert profile.shape.key == "unknown" and profile.shape.unknown
     assert profile.raw == raw
-    assert [(p.path, p.raw) for p in profile.extensions] == [
-        ("abilities", ["chat", "search"]),
-        ("version", 2),
-    ]
-    assert all(p.source == "declaration in an unknown shape" for p in profile.extensions)
+    assert [(p.path, p.raw) for p in profile.unread] == [("abilities", ["chat", "search"]), ("version", 2)]
+    assert all(p.source == "declaration in an unknown shape" for p in profile.unread)
+    assert profile.extensions == ()
     assert profile.reasoning.supported is UNSAID
 
 

@@ -36,11 +36,11 @@ def read_agui(declaration: Any) -> CapabilityProfile:
     if strands.looks_like(raw):
         return strands.read(raw)
     # Kept whole and shown; nothing in it is taken for a capability.
-    extensions = tuple(
+    unread = tuple(
         Provenance(UNKNOWN_SHAPE, key, value, Kind.DECLARED, "not read: the shape is unknown")
         for key, value in raw.items()
     )
-    return CapabilityProfile(shape=UNKNOWN, extensions=extensions, raw=raw)
+    return CapabilityProfile(shape=UNKNOWN, unread=unread, raw=raw)
 
 
 def read_policy(policy: Any, negotiated: Any = None) -> CapabilityProfile:
