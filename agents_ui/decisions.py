@@ -66,6 +66,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from enum import StrEnum
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal
 
 from agents_ui.capabilities import (
@@ -78,6 +79,7 @@ from agents_ui.capabilities import (
     ToolInfo,
     read_declaration,
 )
+from agents_ui.capabilities.readers.document import KEPT_LIMIT
 from agents_ui.capabilities.values import RateLimit, Readable, SpendLimit
 
 if TYPE_CHECKING:
@@ -1046,8 +1048,13 @@ def _transport(src: _Inputs) -> tuple[_Evidence, Details]:
     )
     websocket = ev.read(transport.websocket)
     push = ev.read(transport.push_notifications)
-    facts = (transport.streaming, transport.resumable, transport.http_binary, transport.websocket,
-             transport.push_notifications)  # fmt: skip
+    facts = (
+        transport.streaming,
+        transport.resumable,
+        transport.http_binary,
+        transport.websocket,
+        transport.push_notifications,
+    )
     if streaming is False or resumable or binary or websocket or push:
         ev.support = True
     elif any(fact.sayable for fact in facts) and all(fact.known for fact in facts if fact.sayable):
@@ -1131,17 +1138,20 @@ def _custom(src: _Inputs) -> tuple[_Evidence, Details]:
             )
         )
     custom = profile.custom.value
-    ev.read(profile.custom, shown=sorted(custom) if custom is not None else None)
+    # As many entries of `custom` as of any other kept fields (an agent could send thousands).
+    shown = list(islice(custom or {}, KEPT_LIMIT))
+    ev.read(profile.custom, shown=shown if custom is not None else None)
     entries = tuple(
-        Provenance(origin.source, f"{origin.path}.{key}", value, Kind.DECLARED)
+        Provenance(origin.source, f"{origin.path}.{key}", custom[key], Kind.DECLARED)
         for origin in profile.custom.provenance[:1]
-        for key, value in (custom or {}).items()
+        for key in shown
     )
     kept = (*profile.extensions, *profile.unread)
     for link in kept:
         ev.said = True
-        text = f"{link.path} is {link.raw_text}" + (f" ({link.note})" if link.note else "")
-        ev.reasons.append(Reason(link.kind.value, link.path, link.raw, text, (link,)))
+        text = f"{link.path} is {link.raw_text}" if link.path else ""
+        text = f"{text} ({link.note})" if text and link.note else text or link.note
+        ev.reasons.append(Reason(link.kind.value, link.path or profile.shape.root, link.raw, text, (link,)))
     if custom or kept:
         ev.support = True
     elif custom is not None:

@@ -14,7 +14,17 @@ PACKAGE = Path(agents_ui.capabilities.__file__).parent
 MODULES = [*sorted(PACKAGE.rglob("*.py")), Path(decisions.__file__)]
 
 # Everything a pure module may import at run time.
-ALLOWED = {"__future__", "collections", "dataclasses", "enum", "functools", "json", "re", "typing"}
+ALLOWED = {
+    "__future__",
+    "collections",
+    "dataclasses",
+    "enum",
+    "functools",
+    "itertools",
+    "json",
+    "re",
+    "typing",
+}
 FORBIDDEN_CALLS = {"open", "eval", "exec", "__import__", "input"}
 
 

@@ -411,3 +411,20 @@ def test_several_fields_saying_one_thing(values: tuple, expected: bool | None) -
     assert combined.value is expected
     assert {p.path for p in combined.provenance} == {"f0", "f1"}
     assert any_flag(UNSAID, UNSAID) is UNSAID
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {f"field{i}": i for i in range(5000)},  # an unknown shape
+        {"reasoning": {"supported": True}, **{f"extra{i}": i for i in range(5000)}},
+        {"reasoning": {"supported": True, **{f"extra{i}": i for i in range(5000)}}},
+        {**STRANDS, "features": {**STRANDS["features"], **{f"f{i}": True for i in range(5000)}}},
+    ],
+)
+def test_fields_kept_unread_are_bounded(raw: dict) -> None:
+    profile = read_agui(raw)
+
+    kept = (*profile.extensions, *profile.unread)
+    assert len(kept) <= 51
+    assert "more fields, not shown" in kept[-1].note

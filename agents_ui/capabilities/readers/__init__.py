@@ -17,9 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents_ui.capabilities.profile import AGUI_EMPTY, NONE, UNKNOWN, CapabilityProfile
-from agents_ui.capabilities.provenance import Kind, Provenance
 from agents_ui.capabilities.readers import agui, crewai, external, strands
-from agents_ui.capabilities.readers.document import as_json
+from agents_ui.capabilities.readers.document import as_json, capped, kept
 
 UNKNOWN_SHAPE = "declaration in an unknown shape"
 
@@ -36,10 +35,7 @@ def read_agui(declaration: Any) -> CapabilityProfile:
     if strands.looks_like(raw):
         return strands.read(raw)
     # Kept whole and shown; nothing in it is taken for a capability.
-    unread = tuple(
-        Provenance(UNKNOWN_SHAPE, key, value, Kind.DECLARED, "not read: the shape is unknown")
-        for key, value in raw.items()
-    )
+    unread = capped(UNKNOWN_SHAPE, kept(UNKNOWN_SHAPE, raw, lambda _: "not read: the shape is unknown"))
     return CapabilityProfile(shape=UNKNOWN, unread=unread, raw=raw)
 
 

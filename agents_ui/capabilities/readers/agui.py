@@ -30,7 +30,7 @@ from agents_ui.capabilities.profile import (
     Transport,
 )
 from agents_ui.capabilities.provenance import UNSAID, Fact, Kind, Provenance
-from agents_ui.capabilities.readers.document import Document
+from agents_ui.capabilities.readers.document import Document, capped, kept
 from agents_ui.capabilities.values import SubagentInfo, ToolInfo
 
 SOURCE = "AG-UI capabilities"
@@ -216,22 +216,22 @@ def _custom_files(doc: Document) -> Files:
 
 
 def _extensions(raw: Mapping[str, Any], notes: Mapping[str, str]) -> tuple[Provenance, ...]:
+    """Fields that are not part of AgentCapabilities, in the order they were sent (a bounded number)."""
+
+    def note(path: str) -> str:
+        return notes.get(path, NOT_STANDARD)
+
     found: list[Provenance] = []
-
-    def keep(path: str, value: Any) -> None:
-        found.append(Provenance(SOURCE, path, value, Kind.DECLARED, notes.get(path, NOT_STANDARD)))
-
     for key, value in raw.items():
         known = CATEGORIES.get(key)
         if known is None:
-            keep(key, value)
+            found.append(Provenance(SOURCE, key, value, Kind.DECLARED, note(key)))
         elif known and isinstance(value, Mapping):
-            for field, inner in value.items():
-                if field not in known:
-                    keep(f"{key}.{field}", inner)
-                elif key == "multimodal" and isinstance(inner, Mapping):
-                    allowed = INPUT_MODALITIES if field == "input" else OUTPUT_MODALITIES
-                    for modality, flag in inner.items():
-                        if modality not in allowed:
-                            keep(f"multimodal.{field}.{modality}", flag)
-    return tuple(found)
+            odd = {field: inner for field, inner in value.items() if field not in known}
+            found += kept(SOURCE, odd, note, f"{key}.")
+            for direction, allowed in (("input", INPUT_MODALITIES), ("output", OUTPUT_MODALITIES)):
+                flags = value.get(direction) if key == "multimodal" else None
+                if isinstance(flags, Mapping):
+                    odd = {name: flag for name, flag in flags.items() if name not in allowed}
+                    found += kept(SOURCE, odd, note, f"multimodal.{direction}.")
+    return capped(SOURCE, found)

@@ -14,6 +14,30 @@ from agents_ui.capabilities.provenance import Fact, Kind, Provenance
 
 _ABSENT: Any = object()
 
+# Fields kept without being read are shown one by one; an agent could send thousands.
+KEPT_LIMIT = 50
+
+
+def kept(
+    source: str, fields: Mapping[str, Any], note: Callable[[str], str], prefix: str = ""
+) -> list[Provenance]:
+    """Fields kept as they were sent, each with its note (the caller bounds how many: `capped`)."""
+    return [
+        Provenance(source, f"{prefix}{key}", value, Kind.DECLARED, note(f"{prefix}{key}"))
+        for key, value in fields.items()
+    ]
+
+
+def capped(source: str, found: list[Provenance]) -> tuple[Provenance, ...]:
+    """At most KEPT_LIMIT fields, then one entry saying how many more there are."""
+    if len(found) <= KEPT_LIMIT:
+        return tuple(found)
+    hidden = len(found) - KEPT_LIMIT
+    return (
+        *found[:KEPT_LIMIT],
+        Provenance(source, "", hidden, Kind.DECLARED, f"and {hidden} more fields, not shown"),
+    )
+
 
 def as_json(declaration: Any) -> Any:
     """A declaration as its wire JSON: a pydantic model is dumped by alias, with only the fields the

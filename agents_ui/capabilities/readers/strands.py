@@ -24,7 +24,7 @@ from agents_ui.capabilities.profile import (
     Transport,
 )
 from agents_ui.capabilities.provenance import Kind, Provenance, any_flag
-from agents_ui.capabilities.readers.document import Document
+from agents_ui.capabilities.readers.document import Document, capped, kept
 
 SOURCE = "AWS Strands capabilities"
 KEYS = ("transports", "events", "features")
@@ -106,18 +106,18 @@ def read(raw: Mapping[str, Any]) -> CapabilityProfile:
 
 
 def _extensions(raw: Mapping[str, Any]) -> tuple[Provenance, ...]:
-    found = []
+    def note(path: str) -> str:
+        return NOTES.get(path, "")
+
+    found: list[Provenance] = []
     for key, value in raw.items():
         if key == "events":
             # One line for the whole matrix: a flag per event type is too fine for the explain view.
-            note = "the event types it emits: state, reasoning and tool call flags are read from it"
-            found.append(Provenance(SOURCE, key, value, Kind.DECLARED, note))
+            note_text = "the event types it emits: state, reasoning and tool call flags are read from it"
+            found.append(Provenance(SOURCE, key, value, Kind.DECLARED, note_text))
         elif key in KEYS and isinstance(value, Mapping):
-            found.extend(
-                Provenance(SOURCE, f"{key}.{name}", flag, Kind.DECLARED, NOTES.get(f"{key}.{name}", ""))
-                for name, flag in value.items()
-                if f"{key}.{name}" not in _READ
-            )
+            unread = {name: flag for name, flag in value.items() if f"{key}.{name}" not in _READ}
+            found += kept(SOURCE, unread, note, f"{key}.")
         else:
-            found.append(Provenance(SOURCE, key, value, Kind.DECLARED, NOTES.get(key, "")))
-    return tuple(found)
+            found.append(Provenance(SOURCE, key, value, Kind.DECLARED, note(key)))
+    return capped(SOURCE, found)
