@@ -14,6 +14,7 @@ from .errors import (
     AgentUnreachableError,
     ApprovalAlreadyDecidedError,
     ApprovalExpiredError,
+    EventIdleTimeoutError,
     FileTooLargeError,
     HostContextRejectedError,
     InternalAgentError,
@@ -21,13 +22,22 @@ from .errors import (
     NotFoundError,
     ProtocolError,
     RateLimitedError,
+    RunTimeLimitError,
+    RunTooLargeError,
     SdkVersionUnsupportedError,
     SpendLimitExceededError,
     UnsupportedCapabilityError,
     UnsupportedMediaTypeError,
     error_from_response,
 )
-from .external import ExternalAgentClient, PolicyDiscoveryResult, parse_external_frame, sniff_mime_type
+from .external import (
+    ExternalAgentClient,
+    PolicyDiscoveryResult,
+    parse_external_frame,
+    parse_policy,
+    sniff_mime_type,
+)
+from .limits import safe_link
 from .policy import (
     CHAT_LEGACY_V1,
     MODULES_V1,
@@ -106,6 +116,7 @@ __all__ = [
     "DomainToolOperation",
     "Done",
     "Event",
+    "EventIdleTimeoutError",
     "ExternalAgentClient",
     "ExternalEvent",
     "FileInfo",
@@ -141,6 +152,8 @@ __all__ = [
     "RunCompleted",
     "RunFailed",
     "RunStarted",
+    "RunTimeLimitError",
+    "RunTooLargeError",
     "SdkRequirement",
     "SdkVersionUnsupportedError",
     "SpendLimit",
@@ -162,5 +175,7 @@ __all__ = [
     "parse_capabilities",
     "parse_event",
     "parse_external_frame",
+    "parse_policy",
+    "safe_link",
     "sniff_mime_type",
 ]
