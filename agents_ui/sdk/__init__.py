@@ -76,6 +76,7 @@ from .policy import (
     ToolCompleted,
     ToolStarted,
 )
+from .schema import validate_against, validate_against_async
 from .sse import SseFrame, SseParser
 from .transcript import (
     ApprovalRecord,
@@ -178,4 +179,6 @@ __all__ = [
     "parse_policy",
     "safe_link",
     "sniff_mime_type",
+    "validate_against",
+    "validate_against_async",
 ]

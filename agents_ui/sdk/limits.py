@@ -23,11 +23,13 @@ __all__ = [
     "MAX_SCHEMA_NODES",
     "MAX_SCHEMA_PATTERN_LENGTH",
     "MAX_STATE_BYTES",
-    "MAX_STATE_COPY_BYTES",
+    "MAX_STATE_WORK_BYTES",
     "MAX_VALUE_NODES",
+    "SCHEMA_PATTERN_TIME_LIMIT",
     "SCHEMA_TIME_LIMIT",
     "duration_label",
     "exceeds_depth",
+    "json_key",
     "json_text_depth",
     "safe_link",
     "size_label",
@@ -48,8 +50,9 @@ DEFAULT_RUN_TIME_LIMIT = 3600.0
 # Shared state (STATE_SNAPSHOT / STATE_DELTA) and activity documents.
 MAX_STATE_BYTES = 1 * MiB
 MAX_PATCH_OPERATIONS = 1000
-# What `copy` operations may add up to in one run: a copy costs work without costing the agent bytes.
-MAX_STATE_COPY_BYTES = 8 * MiB
+# What the patches of one run may make the fold read or copy of the document it already holds
+# (`copy` and `move` sources, replaced and removed values): work that costs the agent no bytes.
+MAX_STATE_WORK_BYTES = 64 * MiB
 
 # Agent-supplied JSON Schemas (an interrupt's responseSchema, a policy tool's inputSchema) and the
 # values checked against them.
@@ -57,6 +60,9 @@ MAX_SCHEMA_NODES = 10_000
 MAX_SCHEMA_PATTERN_LENGTH = 1000
 MAX_VALUE_NODES = 10_000
 SCHEMA_TIME_LIMIT = 1.0
+# One pattern on one string: a real pattern takes microseconds; the engine's own timeout overruns
+# in proportion to what it is given, so each match gets a small slice, not all the time left.
+SCHEMA_PATTERN_TIME_LIMIT = 0.1
 
 MAX_LINK_LENGTH = 2048
 
@@ -117,6 +123,19 @@ def exceeds_depth(value: Any, max_depth: int) -> bool:
             if isinstance(child, dict | list | tuple):
                 push((child, depth + 1))
     return False
+
+
+def json_key(value: Any) -> Any:
+    """A hashable form, equal for values JSON calls equal: 1 and 1.0 alike, true and 1 not."""
+    if value is True or value is False:
+        return ("b", value)
+    if isinstance(value, dict):
+        return ("o", frozenset((key, json_key(item)) for key, item in value.items()))
+    if isinstance(value, list | tuple):
+        return ("a", tuple(json_key(item) for item in value))
+    if isinstance(value, int | float):
+        return ("n", value)
+    return ("v", value)
 
 
 def walk(value: Any) -> Iterator[tuple[Any, int]]:
