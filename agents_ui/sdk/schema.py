@@ -76,7 +76,7 @@ class _InvalidPattern(Exception):
 
 class _BoundedRe:
     """``re`` as jsonschema's keyword modules see it: inside a bounded check, ``search`` runs on the
-    ``regex`` engine with the time left; everywhere else it is ``re`` itself.
+    ``regex`` engine with a timeout (a small slice of the time left); everywhere else it is ``re``.
 
     jsonschema matches ``pattern`` and ``patternProperties`` with ``re.search`` in three modules
     (the keywords, and the helpers for ``additionalProperties`` and ``unevaluatedProperties``), so

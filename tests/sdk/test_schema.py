@@ -107,6 +107,11 @@ def test_references_inside_the_schema_are_followed():
         {"patternProperties": {CATASTROPHIC: {}}, "additionalProperties": False},
         {"patternProperties": {CATASTROPHIC: {}}, "unevaluatedProperties": False},
         {"$schema": "http://json-schema.org/draft-07/schema#", "patternProperties": {CATASTROPHIC: {}}},
+        {
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "patternProperties": {CATASTROPHIC: {}},
+            "unevaluatedProperties": False,
+        },
     ],
 )
 def test_a_catastrophic_pattern_returns_too_complex(schema):
