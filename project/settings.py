@@ -153,6 +153,8 @@ SECURE_CSP = {
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],
     "img-src": [CSP.SELF, "data:"],
+    # A recorded voice note is played back from memory before it is sent.
+    "media-src": [CSP.SELF, "blob:", "data:"],
     "connect-src": [CSP.SELF],
     "font-src": [CSP.SELF],
     "object-src": [CSP.NONE],

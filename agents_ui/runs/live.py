@@ -25,6 +25,7 @@ import httpx
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
+from agents_ui.capabilities import Observations
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
@@ -229,12 +230,10 @@ async def _drive(run: Run, live: LiveRun) -> None:
 
 async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:
     """Evidence from this run about what the agent does, kept apart from its declaration."""
-    seen = transcript.observed
-    found = {"reasoning": seen.reasoning, "interrupts": seen.interrupts, "state": seen.state_events}
-    found = {key: True for key, value in found.items() if value}
-    if found and not found.items() <= (endpoint.observed or {}).items():
-        observed = {**(endpoint.observed or {}), **found}
-        await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=observed)
+    stored = Observations.from_json(endpoint.observed)
+    merged = stored | Observations.of(transcript.observed)
+    if merged != stored:
+        await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=merged.to_json())
 
 
 def _final_status(transcript: Transcript) -> tuple[str, str]:

@@ -21,6 +21,7 @@ from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, R
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import RunRequest, host_context
 from agents_ui.runs.live import start_run
+from agents_ui.runs.throttle import allowance
 from agents_ui.sdk import sniff_mime_type
 from agents_ui.views.access import usable_endpoint, users_conversation
 from agents_ui.views.htmx import HtmxHttpRequest
@@ -47,6 +48,9 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                 "messages from this one."
             )
         content, files, request_fields = _read_composer(request, plan)
+        left = await allowance(plan, endpoint, user)
+        if left is not None and left.exhausted:
+            raise ComposerError(left.refusal())
         try:
             conversation = await _conversation_for(request, endpoint, user, content)
             run, message = await sync_to_async(_save_turn, thread_sensitive=True)(
@@ -72,7 +76,12 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     sent = TemplateResponse(
         request,
         "agents_ui/workspace.html#sent",
-        {**view.context(), "message": message, "conversation": conversation},
+        {
+            **view.context(),
+            "message": message,
+            "conversation": conversation,
+            "allowance": await allowance(plan, endpoint, user),
+        },
     )
     return push_url(sent, conversation.get_absolute_url())
 

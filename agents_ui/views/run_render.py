@@ -159,9 +159,7 @@ class RunView:
             schema = interrupt.response_schema or {}
             metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
             info = self._tool_info(call.name if call else "")
-            edits = bool(self.plan["approvals"].details.get("approve_with_edits")) or "editedArgs" in (
-                schema.get("properties") or {}
-            )
+            edits = self.plan["approvals"].details.can_edit(schema)
             found.append(
                 {
                     "id": interrupt.id,
@@ -200,7 +198,7 @@ class RunView:
                     "pending": approval.pending,
                     "idempotency": info.get("idempotency"),
                     "schema": info.get("schema"),
-                    "editable": bool(info.get("schema")),
+                    "editable": self.plan["approvals"].details.can_edit(),
                 }
             )
         return found

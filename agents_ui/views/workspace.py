@@ -16,6 +16,7 @@ from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Messag
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
+from agents_ui.runs.throttle import allowance
 from agents_ui.views.access import usable_endpoint, users_conversation
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView
@@ -68,6 +69,7 @@ async def render_workspace(
         "withheld_context": sorted(
             set(host_context_candidates(request, conversation, endpoint)) - set(shared)
         ),
+        "allowance": await allowance(plan, endpoint, user),
     }
     return TemplateResponse(request, "agents_ui/workspace.html", context, status=status)
 
