@@ -26,6 +26,7 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from agents_ui.capabilities import Observations
+from agents_ui.decisions import Plan
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
@@ -60,6 +61,8 @@ class LiveRun:
     _saved_messages: set[str] = field(default_factory=set)
     # Set when a write finds the run stopped by another server process.
     stopped_elsewhere: bool = False
+    # How the agent's answer is read and what goes with the request, from its plan.
+    connection: Connection = field(default_factory=lambda: Connection())
 
     @property
     def transcript(self) -> Transcript:
@@ -140,6 +143,27 @@ class LiveRun:
         return found
 
 
+@dataclass(frozen=True)
+class Connection:
+    """What the plan says about reading a run: stream or one complete response, resume after a cut,
+    send the last state back (docs/PROTOCOLS.md: transport, state.persistentState)."""
+
+    stream: bool = True
+    resume: bool = False
+    send_state: bool = True
+
+    @classmethod
+    def of(cls, plan: Plan | None) -> Connection:
+        if plan is None:
+            return cls()
+        transport = plan["transport"].details
+        return cls(
+            stream=bool(transport.stream),
+            resume=bool(transport.resume),
+            send_state=bool(plan["state"].details.send_state_back),
+        )
+
+
 LIVE: dict[str, LiveRun] = {}
 
 
@@ -147,9 +171,10 @@ def live_run(run_id: uuid.UUID | str) -> LiveRun | None:
     return LIVE.get(str(run_id))
 
 
-def start_run(run: Run) -> LiveRun:
-    """Drive a pending run in the background of the current event loop (the server's)."""
-    live = LiveRun(str(run.id), run.conversation.endpoint.protocol)
+def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
+    """Drive a pending run in the background of the current event loop (the server's), read as
+    `plan` says (without one: a stream, not resumed, the last state sent back)."""
+    live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan))
     LIVE[live.run_id] = live
     # A fresh context: the run outlives the request that started it, and must not hold that request's
     # database thread (its writes go through the process's one writer).
@@ -195,7 +220,9 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 )
                 events = await external_events(agent, run)
             else:
-                events = agent.run_frames(await sync_to_async(agui_input)(run))
+                how = live.connection
+                request = await sync_to_async(agui_input)(run, send_state=how.send_state)
+                events = agent.run_frames(request, stream=how.stream, resume=how.resume)
             async with aclosing(events):
                 async for item in events:
                     event, raw = item if isinstance(item, tuple) else (item, None)

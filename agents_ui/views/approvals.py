@@ -101,7 +101,7 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
         new_run = await sync_to_async(_record_and_resume, thread_sensitive=True)(run, records, resume)
     except IntegrityError:
         return _note(request, run, errors_id, "This request was already decided.")
-    start_run(new_run)
+    start_run(new_run, plan)
     if not request.htmx:
         return redirect(run.conversation.get_absolute_url())
     decided = await sync_to_async(decided_for)(run)

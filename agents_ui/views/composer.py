@@ -69,7 +69,7 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         return await render_workspace(
             request, endpoint, composer_error=str(problem), typed=request.POST.get("content", ""), status=422
         )
-    start_run(run)
+    start_run(run, plan)
     if not request.htmx:
         return redirect(conversation.get_absolute_url())
     view = RunView(run, transcript_of(run), plan, can_approve=not plan["approvals"].disabled, live=True)
