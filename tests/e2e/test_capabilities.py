@@ -12,7 +12,7 @@ from django.core.cache import cache
 from playwright.sync_api import Page, expect
 
 from agents_ui.models import AgentEndpoint, Attachment, Message
-from tests.e2e.conftest import CHROMIUM
+from tests.e2e.conftest import CHROMIUM, SCREENSHOTS
 from tests.e2e.test_runs import TIMEOUT, demo, last_run, open_agent, send, wait_run
 from tests.e2e.test_uploads import PNG_1PX
 from tests.factories import PASSWORD, make_endpoint, make_user
@@ -84,7 +84,11 @@ def test_a_voice_note_is_recorded_listened_back_and_sent_from_the_keyboard(
     assert page.locator("[data-recording]").evaluate("input => input.files[0].type").startswith("audio/")
     source = page.locator("[data-record-playback]").get_attribute("src") or ""
     assert source.startswith("blob:")
-    screenshot("capabilities-recorder")
+    if SCREENSHOTS:
+        page.screenshot(path=f"{SCREENSHOTS}/capabilities-recorder.png", full_page=True)
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.screenshot(path=f"{SCREENSHOTS}/capabilities-recorder-phone.png", full_page=True)
+        page.set_viewport_size({"width": 1280, "height": 720})
     send(page, "What did I say?")
     wait_run(page)
     note = Attachment.objects.get(message__content="What did I say?")
