@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -83,14 +84,18 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
         decided.setdefault(record.run_id, {})[record.request_id] = record
     turns = []
     seen: set[str] = set()
-    answers = {a.get("toolCallId"): a for r in runs for a in (r.request or {}).get("answers") or ()}
+    # A run's answers are carried by the run after it (call ids may repeat from one run to the next).
+    answers = {
+        asked.pk: {a.get("toolCallId"): a for a in (answering.request or {}).get("answers") or ()}
+        for asked, answering in itertools.pairwise(runs)
+    }
     for run in runs:
         run.conversation = conversation
         live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
         transcript = transcript_of(run)
         view = RunView(
             run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
-            earlier=frozenset(seen), answers=answers, answerable=run is runs[-1],
+            earlier=frozenset(seen), answers=answers.get(run.pk, {}), answerable=run is runs[-1],
         )  # fmt: skip
         seen.update(m.id for m in transcript.messages)
         seen.update(transcript.tool_calls)

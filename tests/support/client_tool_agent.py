@@ -90,7 +90,8 @@ def script(run_input: dict[str, Any]) -> list[dict[str, Any]]:
         key = next((key for key in CALLS if key in words), None)
         name, args = CALLS[key] if key else ("", {})
         if key and (name in offered or key == "steps"):
-            call = f"call-{uuid.uuid4().hex[:8]}"
+            # "again" reuses the call id, as pydantic-ai does from one run to the next (the model's id).
+            call = "call-again" if "again" in words else f"call-{uuid.uuid4().hex[:8]}"
             events += [
                 {
                     "type": "TOOL_CALL_START",

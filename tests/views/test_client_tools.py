@@ -12,12 +12,13 @@ from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.test import AsyncClient
 
-from agents_ui.endpoints.plans import offered_client_tools, offers_client_tools
+from agents_ui.endpoints.plans import offered_client_tools, offers_client_tools, plan_inputs, user_abilities
 from agents_ui.models import Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import ToolAnswer, with_answers
 from agents_ui.runs.live import LIVE
 from agents_ui.sdk.client_tools import DISMISSED, client_tool
+from agents_ui.views.workspace import _turns
 from tests.factories import make_endpoint, make_user
 from tests.support.client_tool_agent import declaration, script
 
@@ -61,7 +62,8 @@ async def browse(fake_server, mode: str = "offers"):
     server = await fake_server(handler)
     await sync_to_async(make_endpoint)(slug="helper-agent", base_url=f"{server.url}/agent")
     client = HtmxClient()
-    await client.aforce_login(await sync_to_async(make_user)())
+    client.user = await sync_to_async(make_user)()
+    await client.aforce_login(client.user)
     client.received = received
     return client
 
@@ -173,6 +175,25 @@ async def test_a_call_of_an_earlier_turn_can_no_longer_be_answered(fake_server):
     assert "awaiting" not in page
     response = await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "answer": "Porto"})
     assert "The conversation went on" in response.content.decode()
+
+
+async def test_a_call_id_used_again_in_a_later_run_is_a_new_call_to_answer(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "ask me again")
+    await client.post(f"/runs/{run.pk}/answer/", {"call": "call-again", "answer": "Porto"})
+    await settle()
+    later = await say(client, "ask me again", run.conversation)
+    conversation = await Conversation.objects.select_related("endpoint").aget()
+    plan = (await plan_inputs(conversation.endpoint, await user_abilities(client.user))).plan()
+    turns = await sync_to_async(_turns)(conversation, plan, True)
+    views = {view.run.pk: view for _, view in turns}
+    first, last = views[run.pk], views[later.pk]
+    assert first.call_view(first.transcript.tool_calls["call-again"])["answered"]
+    assert last.call_view(last.transcript.tool_calls["call-again"])["awaiting"]
+    response = await client.post(f"/runs/{later.pk}/answer/", {"call": "call-again", "answer": "Lisbon"})
+    assert response.status_code == 200
+    await settle()
+    assert client.received[-1]["messages"][-1]["content"] == '{"answer": "Lisbon"}'
 
 
 def answer(call_id: str, parent: str = "") -> dict:
