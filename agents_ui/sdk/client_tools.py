@@ -6,9 +6,8 @@ the call, content = the answer as JSON) in the next run. Calls come from the age
 arguments are checked against the tool's schema, and a form's schema is bounded in size and depth
 before anything is drawn from it.
 
-Schemas are checked with a validator that resolves no remote reference and evaluates no regular
-expression (``pattern``, ``patternProperties``): a schema is the agent's, and must not make the
-client fetch or spin.
+Answers are checked with the SDK's bounded validator (:mod:`agents_ui.sdk.schema`): a schema is the
+agent's, and must not make the client fetch anything or spin.
 """
 
 from __future__ import annotations
@@ -20,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
-import referencing
 from ag_ui.core import Tool
-from jsonschema import validators
+
+from .schema import validate_against
 
 __all__ = [
     "ASK_USER",
@@ -153,17 +152,6 @@ CLIENT_TOOLS: tuple[Tool, ...] = (
 _BY_NAME = {tool.name: tool for tool in CLIENT_TOOLS}
 
 
-def _ignore(*_: Any) -> None:
-    """A keyword the client does not evaluate (regular expressions): it never fails."""
-    return None
-
-
-_Validator = validators.extend(
-    jsonschema.Draft202012Validator, {"pattern": _ignore, "patternProperties": _ignore}
-)
-_NO_REMOTE: referencing.Registry = referencing.Registry()  # no retrieve: a remote $ref is unresolvable
-
-
 def _depth(value: Any, limit: int) -> int:
     """How deep a JSON value nests, counted up to just past ``limit``."""
     if limit < 0 or not isinstance(value, dict | list):
@@ -185,25 +173,21 @@ def bounded_schema(schema: Any) -> str:
     if _depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
         return "the schema nests too deeply"
     try:
-        _Validator.check_schema(schema)
+        jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(
+            schema
+        )
     except jsonschema.SchemaError as exc:
         return f"the schema is not valid: {exc.message}"
     return ""
 
 
 def schema_problem(value: Any, schema: dict[str, Any]) -> str:
-    """Why ``value`` does not fit ``schema`` ("" when it does), in words a person can act on."""
+    """Why ``value`` does not fit ``schema`` ("" when it does), in words a person can act on.
+    Checked by the SDK's bounded validator: blocking, at most its time limit."""
     problem = bounded_schema(schema)
     if problem:
         return problem
-    try:
-        error = jsonschema.exceptions.best_match(_Validator(schema, registry=_NO_REMOTE).iter_errors(value))
-    except referencing.exceptions.Unresolvable:
-        return "the schema refers to a definition it does not hold"
-    if error is None:
-        return ""
-    where = "/".join(str(part) for part in error.absolute_path)
-    return f"{where + ': ' if where else ''}{error.message}"
+    return "; ".join(validate_against(value, schema))
 
 
 # --- Form fields drawn from a JSON Schema --------------------------------------------------------

@@ -62,7 +62,8 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
         if dismissed:
             content = DISMISSED
         elif tool is not None:
-            value, problem = read_answer(tool, request.POST)
+            # The agent's schema is checked off the event loop (bounded in time by the SDK).
+            value, problem = await sync_to_async(read_answer, thread_sensitive=False)(tool, request.POST)
             if problem:
                 raise _Refused(problem)
             content = json.dumps(value, ensure_ascii=False)
