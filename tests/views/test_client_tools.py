@@ -13,12 +13,15 @@ from django.core.cache import cache
 from django.test import AsyncClient
 
 from agents_ui.endpoints.plans import offered_client_tools, offers_client_tools, plan_inputs, user_abilities
-from agents_ui.models import Conversation, Message, Run, RunEvent
+from agents_ui.models import AgentEndpoint, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import ToolAnswer, with_answers
 from agents_ui.runs.live import LIVE
+from agents_ui.sdk import SseParser, fold, parse_event
 from agents_ui.sdk.client_tools import DISMISSED, client_tool
+from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import _turns
+from tests.conftest import CAPTURES
 from tests.factories import make_endpoint, make_user
 from tests.support.client_tool_agent import declaration, script
 
@@ -219,3 +222,47 @@ def test_a_history_that_holds_the_call_already_is_not_given_it_twice():
     lone = with_answers([UserMessage(id="u1", content="go")], [answer("c2")])
     assert [m.id for m in lone] == ["u1", "call-c2", "answer-c2"]
     assert lone[1].tool_calls[0].function.arguments == '{"summary": "Go?"}'
+
+
+INTEROP = CAPTURES.parent / "interop"
+
+
+def capture_view(path, status: str, protocol: str = "agui") -> RunView:
+    parser = SseParser()
+    transcript = fold([parse_event(frame.data) for frame in parser.feed(path.read_bytes())])
+    run = Run(status=status, conversation=Conversation(endpoint=AgentEndpoint(protocol=protocol)))
+    return RunView(run, transcript, plan=None)
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        (CAPTURES / "starter-human_in_the_loop.sse", "generate_task_steps"),  # the AG-UI dojo
+        (INTEROP / "adk-steps-1.sse", "generate_task_steps"),
+        (INTEROP / "pydantic-ai-steps-1.sse", "generate_task_steps"),  # pendingToolCallIds
+        (INTEROP / "langgraph-steps-1.sse", "generate_task_steps"),
+        (INTEROP / "agent-framework-steps-1.sse", "generate_task_steps"),
+    ],
+)
+def test_a_call_a_real_agent_left_for_the_client_can_be_answered_with_its_arguments_shown(path, name):
+    view = capture_view(path, Run.Status.COMPLETED)
+    [call] = [c for c in view.transcript.tool_calls.values() if c.name == name]
+    shown = view.call_view(call)
+    assert shown["awaiting"] and shown["client"] is None and shown["has_args"]
+    assert '"steps"' in shown["args"]
+
+
+def test_a_call_of_a_run_an_approval_holds_is_left_to_the_approval():
+    # Agent Framework's confirm_changes and ADK's adk_request_confirmation never get a result.
+    for path in (INTEROP / "agent-framework-refund-approve-1.sse", INTEROP / "adk-refund-approve-1.sse"):
+        view = capture_view(path, Run.Status.INTERRUPTED)
+        assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
+        view.run.status = Run.Status.COMPLETED  # even where the run is taken for completed
+        assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
+
+
+def test_an_external_agents_call_is_its_own_to_finish():
+    view = capture_view(CAPTURES / "starter-human_in_the_loop.sse", Run.Status.COMPLETED, protocol="external")
+    assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
+    running = capture_view(CAPTURES / "starter-human_in_the_loop.sse", Run.Status.RUNNING)
+    assert not any(running.call_view(c)["awaiting"] for c in running.transcript.tool_calls.values())
