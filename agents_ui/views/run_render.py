@@ -153,6 +153,8 @@ class RunView:
             "awaiting": awaiting,
             "answered": answer is not None or (tool is not None and call.has_result),
             "dismissed": bool(answer and answer.get("dismissed")),
+            # Kept until the run's other calls have their answers too; then all go at once.
+            "kept": bool(answer and answer.get("kept")),
             "answer": pretty_json(_maybe_json(shown)) if shown is not None else "",
             "answer_value": _maybe_json(shown) if shown is not None else None,
             "has_args": call.args not in (None, {}, []),

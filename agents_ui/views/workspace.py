@@ -18,6 +18,7 @@ from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
 from agents_ui.views.access import usable_endpoint, users_conversation
+from agents_ui.views.client_tools import kept_answers
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView
 
@@ -95,7 +96,8 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
         transcript = transcript_of(run)
         view = RunView(
             run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
-            earlier=frozenset(seen), answers=answers.get(run.pk, {}), answerable=run is runs[-1],
+            earlier=frozenset(seen), answers={**kept_answers(run), **answers.get(run.pk, {})},
+            answerable=run is runs[-1],
         )  # fmt: skip
         seen.update(m.id for m in transcript.messages)
         seen.update(transcript.tool_calls)

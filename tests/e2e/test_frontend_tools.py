@@ -169,3 +169,22 @@ def test_pydantic_ai_asks_through_a_client_tool_and_follows_up_on_the_answer(
     expect(page.locator("[data-answer-state=answered] [data-answer]")).to_contain_text('"answer": "Review"')
     expect(last_run(page).locator(".msg-assistant")).to_contain_text('Done: {"answer": "Review"}')
     expect(page.locator("[data-answer-state=awaiting]")).to_have_count(0)
+
+
+def test_calls_made_together_go_to_the_agent_together(page: Page, helper: str, signed_in):
+    signed_in()
+    open_agent(page, helper, "helper")
+    send(page, "ask me both")
+    wait_run(page)
+    cards = last_run(page).locator("[data-answer-state=awaiting]")
+    expect(cards).to_have_count(2)
+    question = last_run(page).locator("[data-client-tool=ask_user]")
+    question.get_by_label("Your answer").fill("Porto")
+    question.get_by_role("button", name="Send answer").click()
+    expect(question.locator("[data-answer-kept]")).to_be_visible()
+    assert Run.objects.count() == 1
+    last_run(page).locator("[data-client-tool=confirm]").get_by_role("button", name="Book it").click()
+    expect_follow_up(page, 'Thanks: {"answer": "Porto"} and {"confirmed": true}')
+    first = page.locator("#transcript section.run").first
+    expect(first.locator("[data-answer-state=answered]")).to_have_count(2)
+    expect(first.locator("[data-answer-kept]")).to_have_count(0)

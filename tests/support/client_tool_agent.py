@@ -4,7 +4,7 @@
     GET  {base}/<mode>/capabilities   its declaration: ``offers`` declares tools.clientProvided true,
                                       ``refuses`` false, ``silent`` says nothing about tools
 
-A run whose history ends with a tool message answers "Thanks: <that message's content>". Every
+A run whose history ends with tool messages answers "Thanks: <their contents, joined by ' and '>". Every
 RunAgentInput received is kept in ``RECEIVED`` so a test can check what the client sent.
 """
 
@@ -83,8 +83,28 @@ def script(run_input: dict[str, Any]) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = [{"type": "RUN_STARTED", "threadId": thread, "runId": run}]
     said = f"msg-{uuid.uuid4().hex[:8]}"
     last = messages[-1] if messages else {}
-    if last.get("role") == "tool":
-        events += _text(said, f"Thanks: {last.get('content')}")
+    answers = []
+    for message in reversed(messages):
+        if message.get("role") != "tool":
+            break
+        answers.insert(0, str(message.get("content")))
+    if answers:
+        events += _text(said, f"Thanks: {' and '.join(answers)}")
+    elif "both" in str(last.get("content") or "").lower():
+        # Two calls at once: the client answers both before the agent goes on.
+        for key in ("ask", "confirm"):
+            name, args = CALLS[key]
+            call = f"call-{key}"
+            events += [
+                {
+                    "type": "TOOL_CALL_START",
+                    "toolCallId": call,
+                    "toolCallName": name,
+                    "parentMessageId": said,
+                },
+                {"type": "TOOL_CALL_ARGS", "toolCallId": call, "delta": json.dumps(args)},
+                {"type": "TOOL_CALL_END", "toolCallId": call},
+            ]
     else:
         words = str(last.get("content") or "").lower()
         key = next((key for key in CALLS if key in words), None)

@@ -199,6 +199,32 @@ async def test_a_call_id_used_again_in_a_later_run_is_a_new_call_to_answer(fake_
     assert client.received[-1]["messages"][-1]["content"] == '{"answer": "Lisbon"}'
 
 
+async def test_calls_made_together_are_answered_together(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "ask me both")
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert page.count('data-answer-state="awaiting"') == 2
+    kept = await client.post(f"/runs/{run.pk}/answer/", {"call": "call-ask", "answer": "Porto"})
+    assert 'data-answer-state="kept"' in kept.content.decode()
+    assert await Run.objects.acount() == 1  # nothing goes to the agent while a call still waits
+    again = await client.post(f"/runs/{run.pk}/answer/", {"call": "call-ask", "answer": "Lisbon"})
+    assert "not waiting for an answer" in again.content.decode()
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert page.count('data-answer-state="kept"') == 1 and page.count('data-answer-state="awaiting"') == 1
+
+    both = await client.post(f"/runs/{run.pk}/answer/", {"call": "call-confirm", "confirmed": "true"})
+    assert both.content.decode().count('data-answer-state="answered"') == 2
+    await settle()
+    sent = client.received[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "tool"]
+    assert [c["id"] for c in sent[1]["toolCalls"]] == ["call-ask", "call-confirm"]
+    assert [m["toolCallId"] for m in sent[2:]] == ["call-ask", "call-confirm"]
+    assert "kept" not in json.dumps((await Run.objects.order_by("-created_at").afirst()).request)
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert page.count('data-answer-state="answered"') == 2
+    assert 'Thanks: {"answer": "Porto"} and {"confirmed": true}' in page
+
+
 def answer(call_id: str, parent: str = "") -> dict:
     return ToolAnswer(
         id=f"answer-{call_id}", tool_call_id=call_id, content='{"confirmed": true}', tool_name="confirm",
