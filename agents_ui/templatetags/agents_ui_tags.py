@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django import template
 from django.utils import timezone
@@ -51,3 +52,16 @@ def number(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+@register.filter
+def agent_link(value: object) -> str:
+    """An agent-supplied URL fit for an href: absolute http(s) only, else "" (no link is shown).
+
+    Every link an agent names goes through here: `javascript:`, `data:` and the like never become one.
+    """
+    text = str(value or "").strip()
+    if not text or any(ord(ch) < 33 for ch in text):  # browsers drop controls and spaces inside a scheme
+        return ""
+    parts = urlsplit(text)
+    return text if parts.scheme.lower() in ("http", "https") and parts.netloc else ""
