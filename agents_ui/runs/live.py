@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.utils import timezone
 
 from agents_ui.endpoints import errors
@@ -38,6 +39,64 @@ logger = logging.getLogger(__name__)
 
 # An external agent's stream waits while a person decides an approval: allow it that long.
 APPROVAL_WAIT_SECONDS = 900.0
+
+
+class RunLimitReached(Exception):
+    """The run passed one of its bounds (AGENTS_UI_RUN_*): it ends here, saying which."""
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    max_bytes: int
+    max_seconds: float
+    idle_seconds: float
+
+    @classmethod
+    def from_settings(cls, *, idle_at_least: float = 0.0) -> RunLimits:
+        return cls(
+            max_bytes=settings.AGENTS_UI_RUN_MAX_BYTES,
+            max_seconds=settings.AGENTS_UI_RUN_MAX_SECONDS,
+            idle_seconds=max(settings.AGENTS_UI_RUN_IDLE_SECONDS, idle_at_least),
+        )
+
+
+def _size_label(count: int) -> str:
+    return f"{count / (1024 * 1024):.0f} MB" if count >= 1024 * 1024 else f"{count / 1024:.0f} KB"
+
+
+def _duration_label(seconds: float) -> str:
+    return f"{seconds / 60:.0f} minutes" if seconds >= 120 else f"{seconds:.0f} seconds"
+
+
+async def bounded_events(events: Any, limits: RunLimits) -> Any:
+    """The agent's events, each awaited no longer than the idle limit, all within the run's limit."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limits.max_seconds
+    iterator = aiter(events)
+    while True:
+        remaining = deadline - loop.time()
+        wait = min(limits.idle_seconds, remaining)
+        if wait <= 0:
+            raise RunLimitReached(
+                f"The run was stopped after {_duration_label(limits.max_seconds)}, the longest a run may "
+                "take. What the agent said before is kept."
+            )
+        timer = asyncio.timeout(wait)
+        try:
+            async with timer:
+                item = await anext(iterator)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            if not timer.expired():
+                raise
+            if wait < limits.idle_seconds:
+                continue  # the overall limit: said at the top of the loop
+            raise RunLimitReached(
+                f"The agent sent nothing for {_duration_label(limits.idle_seconds)}, so the run was stopped. "
+                "What it said before is kept."
+            ) from None
+        yield item
 
 
 @dataclass(eq=False)
@@ -59,6 +118,9 @@ class LiveRun:
     _saved_messages: set[str] = field(default_factory=set)
     # Set when a write finds the run stopped by another server process.
     stopped_elsewhere: bool = False
+    # The event log's size so far, against AGENTS_UI_RUN_MAX_BYTES.
+    stored_bytes: int = 0
+    max_bytes: int = field(default_factory=lambda: settings.AGENTS_UI_RUN_MAX_BYTES)
 
     @property
     def transcript(self) -> Transcript:
@@ -79,10 +141,19 @@ class LiveRun:
             changed.set()
 
     def apply(self, event: Any, raw: str | None = None) -> None:
-        """Fold one event and queue it for the log (as the agent wrote it, when that text is known)."""
+        """Fold one event and queue it for the log (as the agent wrote it, when that text is known).
+
+        An event that would take the log past the run's size limit is neither folded nor stored.
+        """
+        type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
+        if self.stored_bytes + len(payload) > self.max_bytes:
+            raise RunLimitReached(
+                f"The agent's answer reached {_size_label(self.max_bytes)}, the most one run may store, so "
+                "the run was stopped there. What it said before is kept."
+            )
+        self.stored_bytes += len(payload)
         self.builder.apply(event)
         self._seq += 1
-        type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
         self._pending.append((self._seq, type_[:64], payload))
         if len(self._pending) == FLUSH_EVENTS:  # once, as the batch fills up
             writer_for_loop().wake()
@@ -193,16 +264,21 @@ async def _drive(run: Run, live: LiveRun) -> None:
                     max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
                 )
                 events = await external_events(agent, run)
+                limits = RunLimits.from_settings(idle_at_least=APPROVAL_WAIT_SECONDS)
             else:
                 events = agent.run_frames(await sync_to_async(agui_input)(run))
-            async with aclosing(events):
-                async for item in events:
+                limits = RunLimits.from_settings(idle_at_least=endpoint.read_timeout)
+            async with aclosing(events), aclosing(bounded_events(events, limits)) as bounded:
+                async for item in bounded:
                     event, raw = item if isinstance(item, tuple) else (item, None)
                     live.apply(event, raw)
                     if live.stopped_elsewhere:
                         raise asyncio.CancelledError  # stopped from another server process
     except asyncio.CancelledError:
         status, error = Run.Status.CANCELLED, "Stopped. The answer so far is kept."
+    except RunLimitReached as exc:
+        status, error = Run.Status.FAILED, str(exc)
+        logger.info("run %s stopped at a limit: %s", run.pk, exc)
     except AgentError as exc:
         status, error = Run.Status.FAILED, errors.describe(exc)
         logger.info("run %s failed: %s", run.pk, exc.code)
