@@ -209,9 +209,10 @@ AGENTS_UI_MAX_UPLOAD_BYTES = int(os.environ.get("AGENTS_UI_MAX_UPLOAD_BYTES", st
 # What one run may store and take. Past any of these the run ends, saying which limit it reached,
 # and what the agent said before is kept.
 AGENTS_UI_RUN_MAX_BYTES = int(os.environ.get("AGENTS_UI_RUN_MAX_BYTES", str(32 * 1024 * 1024)))
-AGENTS_UI_RUN_MAX_SECONDS = float(os.environ.get("AGENTS_UI_RUN_MAX_SECONDS", str(30 * 60)))
-# The longest wait for the agent's next whole event (a byte at a time does not count).
-AGENTS_UI_RUN_IDLE_SECONDS = float(os.environ.get("AGENTS_UI_RUN_IDLE_SECONDS", "120"))
+AGENTS_UI_RUN_MAX_SECONDS = float(os.environ.get("AGENTS_UI_RUN_MAX_SECONDS", str(60 * 60)))
+# The longest wait for the agent's next whole event (a byte at a time does not count; an undecided
+# approval holds it; never shorter than the endpoint's read timeout).
+AGENTS_UI_RUN_IDLE_SECONDS = float(os.environ.get("AGENTS_UI_RUN_IDLE_SECONDS", str(5 * 60)))
 # A text longer than this (an answer, a tool's arguments or result) shows its end, with a note.
 AGENTS_UI_SHOWN_TEXT_CHARS = int(os.environ.get("AGENTS_UI_SHOWN_TEXT_CHARS", "100000"))
 

@@ -22,10 +22,15 @@ MESSAGES: dict[str, str] = {
     "protocol_error": "The agent answered in a form this product cannot read.",
 }
 
+# A run cut at one of its bounds (AGENTS_UI_RUN_*).
+RUN_BOUNDS = frozenset({"run_too_large", "event_idle_timeout", "run_time_limit"})
+
 
 def describe(error: AgentError) -> str:
     """A clear message; never the credential, never a raw body."""
     code = getattr(error, "code", "") or "internal"
+    if code in RUN_BOUNDS:  # the SDK's sentence names the bound and its figure
+        return f"{error.message} What the agent said before is kept."
     template = MESSAGES.get(code, "The agent reported an error ({code}).")
     capability = getattr(error, "capability", None) or "this feature"
     text = template.format(code=code, capability=capability)

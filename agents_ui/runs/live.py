@@ -42,61 +42,15 @@ APPROVAL_WAIT_SECONDS = 900.0
 
 
 class RunLimitReached(Exception):
-    """The run passed one of its bounds (AGENTS_UI_RUN_*): it ends here, saying which."""
+    """The run's event log reached AGENTS_UI_RUN_MAX_BYTES: it ends here, saying so.
 
-
-@dataclass(frozen=True)
-class RunLimits:
-    max_bytes: int
-    max_seconds: float
-    idle_seconds: float
-
-    @classmethod
-    def from_settings(cls, *, idle_at_least: float = 0.0) -> RunLimits:
-        return cls(
-            max_bytes=settings.AGENTS_UI_RUN_MAX_BYTES,
-            max_seconds=settings.AGENTS_UI_RUN_MAX_SECONDS,
-            idle_seconds=max(settings.AGENTS_UI_RUN_IDLE_SECONDS, idle_at_least),
-        )
+    The SDK's stream cuts a run at the same size (and at its time limits, see sdk_client); this is
+    the store's own bound, whatever client fed the run.
+    """
 
 
 def _size_label(count: int) -> str:
     return f"{count / (1024 * 1024):.0f} MB" if count >= 1024 * 1024 else f"{count / 1024:.0f} KB"
-
-
-def _duration_label(seconds: float) -> str:
-    return f"{seconds / 60:.0f} minutes" if seconds >= 120 else f"{seconds:.0f} seconds"
-
-
-async def bounded_events(events: Any, limits: RunLimits) -> Any:
-    """The agent's events, each awaited no longer than the idle limit, all within the run's limit."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limits.max_seconds
-    iterator = aiter(events)
-    while True:
-        remaining = deadline - loop.time()
-        wait = min(limits.idle_seconds, remaining)
-        if wait <= 0:
-            raise RunLimitReached(
-                f"The run was stopped after {_duration_label(limits.max_seconds)}, the longest a run may "
-                "take. What the agent said before is kept."
-            )
-        timer = asyncio.timeout(wait)
-        try:
-            async with timer:
-                item = await anext(iterator)
-        except StopAsyncIteration:
-            return
-        except TimeoutError:
-            if not timer.expired():
-                raise
-            if wait < limits.idle_seconds:
-                continue  # the overall limit: said at the top of the loop
-            raise RunLimitReached(
-                f"The agent sent nothing for {_duration_label(limits.idle_seconds)}, so the run was stopped. "
-                "What it said before is kept."
-            ) from None
-        yield item
 
 
 @dataclass(eq=False)
@@ -264,12 +218,10 @@ async def _drive(run: Run, live: LiveRun) -> None:
                     max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
                 )
                 events = await external_events(agent, run)
-                limits = RunLimits.from_settings(idle_at_least=APPROVAL_WAIT_SECONDS)
             else:
                 events = agent.run_frames(await sync_to_async(agui_input)(run))
-                limits = RunLimits.from_settings(idle_at_least=endpoint.read_timeout)
-            async with aclosing(events), aclosing(bounded_events(events, limits)) as bounded:
-                async for item in bounded:
+            async with aclosing(events):
+                async for item in events:
                     event, raw = item if isinstance(item, tuple) else (item, None)
                     live.apply(event, raw)
                     if live.stopped_elsewhere:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from urllib.parse import urlsplit
 
 from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
+
+from agents_ui.sdk.limits import safe_link
 
 register = template.Library()
 
@@ -58,10 +59,7 @@ def number(value: object) -> str:
 def agent_link(value: object) -> str:
     """An agent-supplied URL fit for an href: absolute http(s) only, else "" (no link is shown).
 
-    Every link an agent names goes through here: `javascript:`, `data:` and the like never become one.
+    Every link an agent names becomes one through here (the SDK's `safe_link` decides), so
+    `javascript:`, `data:` and the like never do.
     """
-    text = str(value or "").strip()
-    if not text or any(ord(ch) < 33 for ch in text):  # browsers drop controls and spaces inside a scheme
-        return ""
-    parts = urlsplit(text)
-    return text if parts.scheme.lower() in ("http", "https") and parts.netloc else ""
+    return safe_link(value) or ""

@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 
 from agents_ui.decisions import Plan
 from agents_ui.models import Run
+from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
 
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
@@ -43,9 +44,7 @@ def markdown_html(text: str) -> str:
 
 def safe_url(url: Any) -> str:
     """A link an agent gave, kept only when it is plain http(s)."""
-    if isinstance(url, str) and url.lower().startswith(("https://", "http://")):
-        return url
-    return ""
+    return safe_link(url) or ""
 
 
 def shown_tail(text: str) -> tuple[str, int]:

@@ -198,3 +198,86 @@ async def test_the_invalid_declaration_reason_is_for_staff_only_on_the_catalogue
     card = (await client.get("/")).content.decode()
     status = re.search(r'<span class="status small status-invalid"([^>]*)>', card).group(1)
     assert 'title="' in status and len(status) > len(' title=""')
+
+
+# --- Agents' schemas for edited arguments -----------------------------------------------------------
+
+
+def asking_agent(edited_schema: dict):
+    interrupt = {
+        "id": "ask-1", "reason": "tool_call", "message": "Send it?", "toolCallId": "tc",
+        "responseSchema": {"type": "object", "properties": {"approved": {}, "editedArgs": edited_schema}},
+    }  # fmt: skip
+    first = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"},
+        {"type": "TOOL_CALL_START", "toolCallId": "tc", "toolCallName": "send"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "tc", "delta": '{"to": "a"}'},
+        {"type": "TOOL_CALL_END", "toolCallId": "tc"},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r1",
+         "outcome": {"type": "interrupt", "interrupts": [interrupt]}},
+    ]  # fmt: skip
+
+    async def handler(exchange):
+        if exchange.request.method == "GET":
+            exchange.respond(200, {"humanInTheLoop": {"interrupts": True, "approvals": True}})
+            return
+        exchange.start_sse()
+        for event in first:
+            await exchange.send(f"data: {json.dumps(event)}\n\n")
+
+    return handler
+
+
+async def interrupted(fake_server, edited_schema: dict):
+    agent = await fake_server(asking_agent(edited_schema))
+    await sync_to_async(make_endpoint)(slug="asks", base_url=f"{agent.url}/agent")
+    client = AsyncClient()
+    await client.aforce_login(await sync_to_async(make_user)(perms=["approve_actions"]))
+    await htmx_post(client, "/agents/asks/send/", {"content": "Go"})
+    await settle()
+    return client, await Run.objects.aget()
+
+
+async def test_an_edit_schema_naming_a_local_server_is_never_fetched(fake_server):
+    fetched = []
+
+    async def local_service(exchange):
+        fetched.append(exchange.request.url)
+        exchange.respond(200, {"type": "string", "pattern": "^never$"})
+
+    local = await fake_server(local_service)
+    client, run = await interrupted(fake_server, {"$ref": f"{local.url}/secret.json"})
+    answer = await htmx_post(
+        client, f"/runs/{run.pk}/decide/", {"decision-ask-1": "edit", "edited-ask-1": '{"to": "b"}'}
+    )
+    body = answer.content.decode()
+    assert "do not fit" in body and "never fetched" in body
+    assert fetched == []
+    assert await Run.objects.acount() == 1  # nothing was resumed
+
+
+async def test_a_catastrophic_pattern_in_an_edit_schema_does_not_stall_the_server(fake_server):
+    schema = {"type": "object", "properties": {"to": {"type": "string", "pattern": "^(a+)+$"}}}
+    client, run = await interrupted(fake_server, schema)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    answer = await htmx_post(
+        client,
+        f"/runs/{run.pk}/decide/",
+        {"decision-ask-1": "edit", "edited-ask-1": json.dumps({"to": "a" * 40 + "!"})},
+    )
+    assert loop.time() - started < 3  # on Python's own engine this pattern backtracks for hours
+    assert "do not fit" in answer.content.decode()
+    assert await Run.objects.acount() == 1
+
+
+async def test_edited_arguments_nested_too_deeply_are_refused_in_words(fake_server):
+    client, run = await interrupted(fake_server, {"type": "object"})
+    answer = await htmx_post(
+        client,
+        f"/runs/{run.pk}/decide/",
+        {"decision-ask-1": "edit", "edited-ask-1": "[" * 100_000 + "]" * 100_000},
+    )
+    assert answer.status_code == 200
+    body = answer.content.decode()
+    assert "not valid JSON" in body or "do not fit" in body
