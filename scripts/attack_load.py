@@ -115,14 +115,19 @@ async def bystander_pages(person: Person, until: float, latencies: list[float], 
 async def attack(person: Person, name: str, until: float) -> str:
     """The attacker's side; what the attacker ended up reading."""
     slug = f"attack-{name}"
-    if name == BODY_ATTACK:
-        body = b"x" * (100 * 1024 * 1024)
-        response = await person.client.post(
-            "/agents/research-assistant/send/",
-            content=body,
-            headers={**person._csrf(), "content-type": "application/x-www-form-urlencoded"},
+    if name == BODY_ATTACK:  # the headers of a 100 MB post, then whatever the server answers
+        host, port = person.base.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(
+            b"POST /agents/research-assistant/send/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 104857600\r\n\r\n"
+            + b"x"
+            * 65536
         )
-        return f"HTTP {response.status_code}"
+        await writer.drain()
+        status = (await asyncio.wait_for(reader.readline(), 10)).decode().strip()
+        writer.close()
+        return f"after 64 KB of a declared 100 MB body: {status}"
     response = await person.client.post(
         f"/agents/{slug}/send/",
         data={"content": f"Attack {name}"},

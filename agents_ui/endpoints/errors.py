@@ -30,7 +30,7 @@ def describe(error: AgentError) -> str:
     """A clear message; never the credential, never a raw body."""
     code = getattr(error, "code", "") or "internal"
     if code in RUN_BOUNDS:  # the SDK's sentence names the bound and its figure
-        return f"{error.message} What the agent said before is kept."
+        return error.message
     template = MESSAGES.get(code, "The agent reported an error ({code}).")
     capability = getattr(error, "capability", None) or "this feature"
     text = template.format(code=code, capability=capability)

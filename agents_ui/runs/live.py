@@ -31,7 +31,7 @@ from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
 from agents_ui.runs.event_log import event_record
 from agents_ui.runs.inputs import agui_input, external_events
-from agents_ui.runs.writer import FLUSH_EVENTS, WriteJob, writer_for_loop
+from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError, ExternalAgentClient
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 
@@ -74,6 +74,7 @@ class LiveRun:
     stopped_elsewhere: bool = False
     # The event log's size so far, against AGENTS_UI_RUN_MAX_BYTES.
     stored_bytes: int = 0
+    _pending_bytes: int = 0
     max_bytes: int = field(default_factory=lambda: settings.AGENTS_UI_RUN_MAX_BYTES)
 
     @property
@@ -103,19 +104,21 @@ class LiveRun:
         if self.stored_bytes + len(payload) > self.max_bytes:
             raise RunLimitReached(
                 f"The agent's answer reached {_size_label(self.max_bytes)}, the most one run may store, so "
-                "the run was stopped there. What it said before is kept."
+                "the run was stopped there."
             )
         self.stored_bytes += len(payload)
         self.builder.apply(event)
         self._seq += 1
         self._pending.append((self._seq, type_[:64], payload))
-        if len(self._pending) == FLUSH_EVENTS:  # once, as the batch fills up
+        self._pending_bytes += len(payload)
+        # As the batch fills up (setting the writer's wake event again costs nothing).
+        if len(self._pending) == FLUSH_EVENTS or self._pending_bytes > FLUSH_BYTES:
             writer_for_loop().wake()
         self.notify()
 
     def take_batch(self, *, final: bool = False) -> WriteJob | None:
         """What waits to be written, handed to the process's writer (given back if the write fails)."""
-        events, self._pending = self._pending, []
+        events, self._pending, self._pending_bytes = self._pending, [], 0
         saved = set(self._saved_messages)
         messages = self._new_messages(self.conversation, final=final)
         if not events and not messages:
