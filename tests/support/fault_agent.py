@@ -29,6 +29,7 @@ from tests.support.live_server import ThreadedUvicorn
 
 __all__ = [
     "FAULTS",
+    "LONG_LINE",
     "PAYLOADS",
     "REDOS_PATTERN",
     "SAID_AFTER",
@@ -40,6 +41,7 @@ __all__ = [
 
 SAID_BEFORE = "Said before the fault."
 SAID_AFTER = "Said after the bad frame."
+LONG_LINE = "W" * 5000
 DEEP_LEVELS = 10_000
 # A pattern whose backtracking doubles with each character of "a…a!" on an engine without a bound.
 REDOS_PATTERN = "^(a+)+$"
@@ -74,6 +76,7 @@ FAULTS: dict[str, str] = {
     "redos": "asks for approval with a schema whose pattern backtracks without end",
     "bad-utf8": "sends a frame that is not UTF-8 between two good ones",
     "redirect-port": "answers its run with a redirect to ?to= (another port of the same host)",
+    "long-lines": "puts a 5,000-character unbroken line in its answer, tool arguments, state and approval",
 }
 
 # Each would set window.__pwned if a browser ever executed it.
@@ -133,7 +136,7 @@ def _asking(schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def declaration(name: str) -> dict[str, Any]:
-    if name in ("schema-ref", "redos"):
+    if name in ("schema-ref", "redos", "long-lines"):
         return {
             "identity": {"name": f"Fault: {name}", "description": FAULTS[name]},
             "transport": {"streaming": True},
@@ -431,6 +434,19 @@ async def _run(name: str, query: dict[str, str], x: _Exchange) -> None:
         ]
         # One read holds the bad frame and good ones on both sides of it.
         await x.body(_frame(opening[-1]) + bad + b"".join(_frame(e) for e in good))
+    elif name == "long-lines":
+        await x.sse()
+        events = _asking({"type": "object"})
+        events[-1]["outcome"]["interrupts"][0]["message"] = f"Send {LONG_LINE}?"
+        events[5]["delta"] = json.dumps({"to": LONG_LINE})
+        answer = [
+            {"type": "STATE_SNAPSHOT", "snapshot": {"note": LONG_LINE}},
+            {"type": "TEXT_MESSAGE_START", "messageId": "long", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "long", "delta": f"`{LONG_LINE}` and {LONG_LINE}"},
+            {"type": "TEXT_MESSAGE_END", "messageId": "long"},
+        ]
+        for event in [*events[:4], *answer, *events[4:]]:
+            await x.body(_frame(event))
     elif name == "redirect-port":
         await x.start(307, {"location": query.get("to", "http://127.0.0.1:9/"), "content-length": "0"})
         await x.body(b"", more=False)
