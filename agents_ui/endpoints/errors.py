@@ -22,14 +22,14 @@ MESSAGES: dict[str, str] = {
     "protocol_error": "The agent answered in a form this product cannot read.",
 }
 
-# A run cut at one of its bounds (AGENTS_UI_RUN_*).
-RUN_BOUNDS = frozenset({"run_too_large", "event_idle_timeout", "run_time_limit"})
+# The product's own bounds on a run: the SDK's message already says which bound and where it cut.
+OWN_WORDS = frozenset({"run_too_large", "event_idle_timeout", "run_time_limit"})
 
 
 def describe(error: AgentError) -> str:
     """A clear message; never the credential, never a raw body."""
     code = getattr(error, "code", "") or "internal"
-    if code in RUN_BOUNDS:  # the SDK's sentence names the bound and its figure
+    if code in OWN_WORDS:
         return error.message
     template = MESSAGES.get(code, "The agent reported an error ({code}).")
     capability = getattr(error, "capability", None) or "this feature"
