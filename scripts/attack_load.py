@@ -137,17 +137,16 @@ async def attack(person: Person, name: str, until: float) -> str:
     if not found:
         return f"send answered {response.status_code}: {response.text[:120]!r}"
     run = found.group(1)
-    outcome = ""
+    tail, status, alert = "", "still running", ""
     with contextlib.suppress(TimeoutError, httpx.HTTPError):
         async with asyncio.timeout(max(1.0, until - time.monotonic())):
             async with person.client.stream("GET", f"/runs/{run}/events/") as stream:
                 async for chunk in stream.aiter_text():
-                    outcome = (outcome + chunk)[-20000:]
-    statuses = re.findall(r'data-run-status="(\w+)"', outcome)
-    alerts = re.findall(r'role="alert"[^>]*>\s*([^<]{3,200})', outcome)
-    said = f"run {statuses[-1] if statuses else 'still running'}" + (
-        f": {alerts[-1].strip()}" if alerts else ""
-    )
+                    seen = tail + chunk
+                    status = [status, *re.findall(r'data-run-status="(\w+)"', seen)][-1]
+                    alert = [alert, *re.findall(r'role="alert"[^>]*>\s*([^<]{3,200})', seen)][-1]
+                    tail = seen[-2000:]
+    said = f"run {status}" + (f": {alert.strip()}" if alert else "")
     if name in ("schema-ref", "redos"):
         edited = {"to": "b"} if name == "schema-ref" else {"to": "a" * 40 + "!"}
         started = time.monotonic()
@@ -156,7 +155,7 @@ async def attack(person: Person, name: str, until: float) -> str:
             data={"decision-ask-1": "edit", "edited-ask-1": json.dumps(edited)},
             headers={**person._csrf(), "HX-Request": "true"},
         )
-        note = re.findall(r"alert[^>]*>([^<]{3,200})<", decided.text)
+        note = [" ".join(re.sub(r"<[^>]+>", " ", decided.text).split())[:160]]
         said += (
             f"; decision answered in {time.monotonic() - started:.2f} s: {note[-1].strip() if note else ''}"
         )
