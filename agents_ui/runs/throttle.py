@@ -47,8 +47,8 @@ class Allowance:
         )
 
 
-async def allowance(plan: Plan, endpoint: AgentEndpoint, user: Any) -> Allowance | None:
-    """None when the agent declares no rate, or the throttle is hidden."""
+async def allowance(plan: Plan, endpoint: AgentEndpoint | int, user: Any) -> Allowance | None:
+    """None when the agent declares no rate, or the throttle is hidden (`endpoint`: one, or its key)."""
     control = plan["throttle"]
     limit = control.details.get("max_requests")
     if not control.shown or not limit:
