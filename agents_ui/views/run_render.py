@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +84,12 @@ class RunView:
     # Messages and tool calls an earlier run of the conversation already showed (a
     # MESSAGES_SNAPSHOT repeats the whole history): not shown twice.
     earlier: frozenset[str] = frozenset()
+    # The conversation's newest turn: the one that can be answered again.
+    last: bool = True
+    # The person's own ratings of this conversation's answers: message id -> "up" | "down".
+    feedback: dict[str, str] = field(default_factory=dict)
+    # How long the agent thought, in seconds, once known (see thought_seconds).
+    thought: int | None = None
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0 and message.id not in self.earlier
@@ -114,6 +121,7 @@ class RunView:
             "complete": message.complete,
             "streaming": not message.complete and self.run.status in (Run.Status.PENDING, Run.Status.RUNNING),
             "subagent": node.name if node else "",
+            "feedback": self.feedback.get(message.id, ""),
         }
 
     def call_view(self, call: Any) -> dict[str, Any]:
@@ -145,6 +153,37 @@ class RunView:
             }
             for r in self.transcript.reasoning
         ]
+
+    @property
+    def answered(self) -> bool:
+        """The answer has begun (or the run is over): the reasoning folds away."""
+        return self.run.is_finished or any(
+            self.shows(m) for m in self.transcript.messages if m.role == "assistant"
+        )
+
+    def sources(self) -> list[dict[str, str]]:
+        """Sources an agent listed in its structured result ({"sources": [{title, url, ...}]})."""
+        outcome = self.transcript.outcome
+        result = outcome.result if outcome is not None else None
+        found = result.get("sources") if isinstance(result, dict) else None
+        cards = []
+        for source in found if isinstance(found, list) else []:
+            if not isinstance(source, dict):
+                continue
+            url = safe_url(source.get("url"))
+            title = str(source.get("title") or source.get("name") or url or "")[:300]
+            if title:
+                cards.append(
+                    {
+                        "title": title,
+                        "url": url,
+                        "publisher": str(source.get("publisher") or "")[:200],
+                        "snippet": str(source.get("snippet") or "")[:600],
+                    }
+                )
+            if len(cards) >= 50:
+                break
+        return cards
 
     def subagents(self) -> list[Any]:
         return self.transcript.subagents
@@ -274,6 +313,7 @@ class StreamRenderer:
     _seen_plan: Any = None
     _reasoning_shown: bool = False
     _state_revision: int = -1  # the revision the state panel was last looked at
+    _thinking_since: float | None = None  # when this stream first saw reasoning (monotonic)
 
     def first(self) -> str:
         """Everything, replacing what the page had: the page and the stream may be a moment apart."""
@@ -292,8 +332,19 @@ class StreamRenderer:
         return view.transcript.revision, view.run.status, view.run.error
 
     def _see(self) -> None:
+        self._time_thought()
         self._seen, self._seen_plan = self._now(), self.view.plan
         self._reasoning_shown = self.view.plan["reasoning"].shown
+
+    def _time_thought(self) -> None:
+        """While live, how long the agent thought is timed here; after, the event log says it."""
+        view = self.view
+        if view.thought is not None or not view.transcript.reasoning:
+            return
+        if self._thinking_since is None:
+            self._thinking_since = time.monotonic()
+        elif view.answered:
+            view.thought = max(1, round(time.monotonic() - self._thinking_since))
 
     def _dom(self, prefix: str, value: str) -> str:
         key = (prefix, value)
@@ -382,6 +433,11 @@ class StreamRenderer:
     def _sections(self) -> list[tuple[str, Any, str]]:
         t = self.view.transcript
         return [
+            (
+                "reasoning",
+                (self.view.answered, self.view.run.status, tuple(r.encrypted for r in t.reasoning)),
+                "reasoning",
+            ),
             ("subagents", _subagent_signature(t.subagents), "subagents"),
             (
                 "approvals",
