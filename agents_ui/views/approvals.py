@@ -52,7 +52,10 @@ async def decide(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     plan = (await plan_inputs(endpoint, await user_abilities(user))).plan()
     if plan["approvals"].disabled or not await user.ahas_perm("agents_ui.approve_actions"):
         return _note(
-            request, run, f"run-{run.pk}-decision-errors", "You do not have permission to decide this."
+            request,
+            run,
+            f"run-{run.pk}-decision-errors",
+            "You do not have permission to decide this: only people allowed to approve can. Ask an admin.",
         )
     if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
         return await _decide_external(request, run, plan, user)
