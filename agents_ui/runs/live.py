@@ -59,6 +59,9 @@ class LiveRun:
     _saved_messages: set[str] = field(default_factory=set)
     # Set when a write finds the run stopped by another server process.
     stopped_elsewhere: bool = False
+    # Decisions taken on this run's requests while it streams (request id -> ApprovalRecord): the
+    # streams following it show who decided and what was sent, without a database query.
+    decided: dict[str, Any] = field(default_factory=dict)
 
     @property
     def transcript(self) -> Transcript:

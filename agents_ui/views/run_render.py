@@ -12,10 +12,12 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import nh3
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.html import format_html
 from markdown_it import MarkdownIt
 
@@ -215,12 +217,31 @@ class RunView:
                     "side_effect_class": metadata.get("sideEffectClass") or info.get("side_effect_class"),
                     "idempotency": metadata.get("idempotency") or info.get("idempotency"),
                     "schema": pretty_json(schema) if schema else "",
+                    "expired": _past(interrupt.expires_at),
                 }
             )
         return found
 
-    def decisions(self) -> list[Any]:
-        return list(self.decided.values())
+    def open_interrupts(self) -> list[dict[str, Any]]:
+        """The interrupts a person can still decide (not expired)."""
+        return [i for i in self.interrupts() if not i["expired"]]
+
+    @property
+    def counting_down(self) -> bool:
+        """An expiry counts down only while the agent waits: not once the run was stopped or ended."""
+        return self.run.status in (Run.Status.PENDING, Run.Status.RUNNING, Run.Status.INTERRUPTED)
+
+    def records(self) -> list[dict[str, Any]]:
+        """AG-UI: what was decided on this run's interrupts, and those that expired undecided."""
+        found = [record_view(r) for r in self.decided.values()]
+        for i in self.interrupts():
+            if i["expired"]:
+                found.append(
+                    {"label": "Expired", "tone": "warn", "tool": i["tool"] or i["reason"], "at": None,
+                     "expired_at": i["expires_at"], "by": "", "sent": "", "asked": i["args_json"],
+                     "request_id": i["id"]}
+                )  # fmt: skip
+        return found
 
     def approvals(self) -> list[dict[str, Any]]:
         """External agents' approval requests (pending and decided) of this run."""
@@ -240,9 +261,30 @@ class RunView:
                     "idempotency": info.get("idempotency"),
                     "schema": info.get("schema"),
                     "editable": bool(info.get("schema")),
+                    "record": None if approval.pending else self._external_record(approval),
+                    "stale": approval.pending and not self.counting_down,
                 }
             )
         return found
+
+    def _external_record(self, approval: Any) -> dict[str, Any]:
+        """An external agent's resolved request, in the same words as an AG-UI decision."""
+        record = self.decided.get(approval.id)
+        if record is not None:
+            return record_view(record)
+        expired = approval.decision != "approve" and _past(approval.expires_at)
+        label = "Expired" if expired else "Approved" if approval.decision == "approve" else "Rejected"
+        return {
+            "label": label,
+            "tone": "warn" if expired else "ok" if approval.decision == "approve" else "bad",
+            "tool": approval.public_name,
+            "at": None,
+            "expired_at": approval.expires_at if expired else None,
+            "by": "" if expired else "someone outside this product",
+            "sent": "",
+            "asked": pretty_json(approval.input or {}),
+            "request_id": approval.id,
+        }
 
     def _tool_info(self, name: str) -> dict[str, Any]:
         for tool in self.plan["tools"].details.get("tools") or []:
@@ -286,6 +328,34 @@ class RunView:
 
     def context(self, **extra: Any) -> dict[str, Any]:
         return {"rv": self, "run": self.run, "plan": self.plan, **extra}
+
+
+def record_view(record: Any) -> dict[str, Any]:
+    """A decision as the page says it: who, when, and the arguments the agent was given."""
+    edited = record.edited_arguments is not None
+    return {
+        "label": record.get_decision_display(),
+        "tone": "bad" if record.decision == record.Decision.REJECTED else "ok",
+        "tool": record.tool_name,
+        "at": record.decided_at,
+        "expired_at": None,
+        "by": record.decided_by.get_username() if record.decided_by else "a deleted user",
+        "sent": ""
+        if record.decision == record.Decision.REJECTED
+        else pretty_json(record.edited_arguments if edited else record.arguments),
+        "asked": pretty_json(record.arguments) if edited else "",
+        "request_id": record.request_id,
+    }
+
+
+def _past(moment: str | None) -> bool:
+    if not moment:
+        return False
+    try:
+        when = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)) <= timezone.now()
 
 
 def render_run(view: RunView) -> str:

@@ -51,6 +51,9 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     # request's thread keeps its own connection until the response ends).
     await sync_to_async(connections.close_all)()
     live = live_run(run.pk)
+    if live is not None:  # decisions taken from now on land in the same dict
+        live.decided.update(decided)
+        decided = live.decided
     source = live.transcript if live else TranscriptBuilder().transcript
     view = RunView(
         run,
