@@ -24,6 +24,7 @@ from markdown_it import MarkdownIt
 from agents_ui.decisions import Plan
 from agents_ui.models import Run
 from agents_ui.sdk.transcript import Transcript
+from agents_ui.views.state_tree import state_tree
 
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 _ALLOWED_TAGS = {
@@ -233,7 +234,8 @@ class RunView:
 
     def records(self) -> list[dict[str, Any]]:
         """AG-UI: what was decided on this run's interrupts, and those that expired undecided."""
-        found = [record_view(r) for r in self.decided.values()]
+        external = self.transcript.approvals  # those sit with their own request (approvals())
+        found = [record_view(r) for r in self.decided.values() if r.request_id not in external]
         for i in self.interrupts():
             if i["expired"]:
                 found.append(
@@ -498,7 +500,9 @@ class StreamRenderer:
         if self._signatures.get("state") == signature:
             return ""
         self._signatures["state"] = signature
-        return render_to_string("agents_ui/workspace.html#state-document", {"state": signature, "oob": True})
+        return render_to_string(
+            "agents_ui/state_document.html", {"state": signature, "tree": state_tree(state), "oob": True}
+        )
 
     def _sections(self) -> list[tuple[str, Any, str]]:
         t = self.view.transcript

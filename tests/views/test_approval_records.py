@@ -91,3 +91,15 @@ def test_agui_records_use_the_same_words_and_show_what_was_sent(refund):
     html = approvals_html(run, builder, {"int1": record})
     assert "Approved with edits" in html and "&quot;amount&quot;: 100" in html.split("data-sent>")[1]
     assert 'data-decided="int1"' in html
+
+
+def test_an_external_decision_is_recorded_once(refund):
+    user, run, builder = refund
+    ask(builder, (timezone.now() + timedelta(minutes=5)).isoformat())
+    builder.apply(ext.ApprovalResolved(approval_id="apr1", decision="deny"))
+    record = ApprovalRecord.objects.create(
+        run=run, request_id="apr1", tool_name="issue_refund", arguments=REFUND, decision="rejected",
+        decided_by=user,
+    )  # fmt: skip
+    html = approvals_html(run, builder, {"apr1": record})
+    assert html.count("data-decided=") == 1 and "Rejected" in html and "data-sent" not in html
