@@ -2,6 +2,7 @@ from django.urls import path
 
 from agents_ui.views import (
     approvals,
+    artifacts,
     catalogue,
     composer,
     conversations,
@@ -28,4 +29,5 @@ urlpatterns = [
     path("runs/<uuid:run_id>/feedback/", feedback.feedback, name="run-feedback"),
     path("runs/<uuid:run_id>/regenerate/", thread.regenerate, name="run-regenerate"),
     path("runs/<uuid:run_id>/edit/", thread.edit, name="run-edit"),
+    path("runs/<uuid:run_id>/artifacts/<path:artifact_id>/", artifacts.download, name="run-artifact"),
 ]
