@@ -515,7 +515,11 @@ class StreamRenderer:
             ("subagents", _subagent_signature(t.subagents), "subagents"),
             (
                 "approvals",
-                (len(t.open_interrupts), tuple((a.id, a.decision) for a in t.approvals.values())),
+                (
+                    len(t.open_interrupts),
+                    tuple((a.id, a.decision) for a in t.approvals.values()),
+                    self.view.counting_down,  # a stopped run's request stops counting down
+                ),
                 "approvals",
             ),
             ("extras", (len(t.modules), len(t.grounding), len(t.artifacts), t.outcome is not None), "extras"),
