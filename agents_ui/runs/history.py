@@ -34,10 +34,10 @@ def decided_for(run: Run) -> dict[str, ApprovalRecord]:
 REASONING_EVENTS = ("REASONING", "THINKING")
 
 
-def thought_seconds(run: Run, transcript: Transcript) -> int | None:
+def thought_seconds(run: Run, transcript: Transcript | None = None) -> int | None:
     """How long the agent thought: from its first reasoning event to the first event after its
     reasoning, as the event log received them (None while unknown)."""
-    if not transcript.reasoning or not run.is_finished:
+    if (transcript is not None and not transcript.reasoning) or not run.is_finished:
         return None
     times = list(
         run.events.exclude(received_at__isnull=True).order_by("seq").values_list("type", "received_at")[:2000]

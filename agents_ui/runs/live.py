@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import time
 import uuid
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -62,6 +63,8 @@ class LiveRun:
     # Decisions taken on this run's requests while it streams (request id -> ApprovalRecord): the
     # streams following it show who decided and what was sent, without a database query.
     decided: dict[str, Any] = field(default_factory=dict)
+    # When the agent began to reason, and when it moved on from reasoning (monotonic clock).
+    _thinking: list[float] = field(default_factory=list)
 
     @property
     def transcript(self) -> Transcript:
@@ -87,9 +90,25 @@ class LiveRun:
         self._seq += 1
         type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
         self._pending.append((self._seq, type_[:64], payload))
+        if len(self._thinking) < 2:
+            self._time_thinking(type_)
         if len(self._pending) == FLUSH_EVENTS:  # once, as the batch fills up
             writer_for_loop().wake()
         self.notify()
+
+    def _time_thinking(self, type_: str) -> None:
+        if not self._thinking:
+            if type_.startswith(("REASONING", "THINKING")):
+                self._thinking.append(time.monotonic())
+        elif type_.startswith(("TEXT_MESSAGE", "TOOL_CALL", "RUN_FINISHED", "RUN_ERROR")):
+            self._thinking.append(time.monotonic())
+
+    @property
+    def thought_seconds(self) -> int | None:
+        """How long the agent reasoned before it answered (None until it did both)."""
+        if len(self._thinking) < 2:
+            return None
+        return max(1, round(self._thinking[1] - self._thinking[0]))
 
     def take_batch(self, *, final: bool = False) -> WriteJob | None:
         """What waits to be written, handed to the process's writer (given back if the write fails)."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -374,6 +373,8 @@ class StreamRenderer:
     """
 
     view: RunView
+    # The run this process drives, when it does: it timed the agent's reasoning.
+    timer: Any = None
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
     _complete: set[str] = field(default_factory=set)
     _reasoning: dict[str, int] = field(default_factory=dict)
@@ -385,7 +386,6 @@ class StreamRenderer:
     _seen_plan: Any = None
     _reasoning_shown: bool = False
     _state_revision: int = -1  # the revision the state panel was last looked at
-    _thinking_since: float | None = None  # when this stream first saw reasoning (monotonic)
 
     def first(self) -> str:
         """Everything, replacing what the page had: the page and the stream may be a moment apart."""
@@ -409,14 +409,11 @@ class StreamRenderer:
         self._reasoning_shown = self.view.plan["reasoning"].shown
 
     def _time_thought(self) -> None:
-        """While live, how long the agent thought is timed here; after, the event log says it."""
+        """While live, the run this process drives timed the reasoning; after, the event log says it."""
         view = self.view
-        if view.thought is not None or not view.transcript.reasoning:
+        if view.thought is not None or not view.transcript.reasoning or not view.answered:
             return
-        if self._thinking_since is None:
-            self._thinking_since = time.monotonic()
-        elif view.answered:
-            view.thought = max(1, round(time.monotonic() - self._thinking_since))
+        view.thought = self.timer.thought_seconds if self.timer is not None else None
 
     def _dom(self, prefix: str, value: str) -> str:
         key = (prefix, value)

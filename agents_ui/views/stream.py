@@ -16,7 +16,7 @@ from django.utils import timezone
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
-from agents_ui.runs.history import decided_for, earlier_ids
+from agents_ui.runs.history import decided_for, earlier_ids, thought_seconds
 from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 from agents_ui.views.access import users_run
@@ -47,6 +47,8 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     inputs = await plan_inputs(run.conversation.endpoint, abilities)
     decided = await sync_to_async(decided_for)(run)
     earlier = await sync_to_async(earlier_ids)(run)
+    # A run this process does not drive (finished, or driven elsewhere): its event log has the times.
+    thought = None if live_run(run.pk) else await sync_to_async(thought_seconds)(run)
     # A stream may stay open for minutes: it must not hold a database connection meanwhile (the
     # request's thread keeps its own connection until the response ends).
     await sync_to_async(connections.close_all)()
@@ -63,7 +65,8 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
         decided=decided,
         earlier=earlier,
     )
-    renderer = StreamRenderer(view)
+    view.thought = thought
+    renderer = StreamRenderer(view, timer=live)
     if live is not None:
         frames = _follow_live(live, run, view, renderer, inputs)
     else:
