@@ -15,6 +15,7 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
+from agents_ui.runs.live import live_run
 from agents_ui.views.htmx import HtmxHttpRequest
 
 TITLE_LIMIT = Conversation._meta.get_field("title").max_length
@@ -81,6 +82,11 @@ async def delete(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse
             request, "agents_ui/conversation_delete.html", {"thread": thread, "message_count": count}
         )
     name = str(thread)
+    # A run still answering writes into the conversation: it is stopped first, not cut off mid-write.
+    async for run_id in thread.runs.exclude(status__in=Run.FINISHED).values_list("pk", flat=True):
+        if live_run(run_id) is not None:
+            messages.error(request, f"The agent is still answering in “{name}”: stop it first, then delete.")
+            return redirect("conversations")
     await thread.adelete()
     messages.success(request, f"Deleted “{name}”.")
     return redirect("conversations")

@@ -78,3 +78,17 @@ def test_last_activity_is_relative_with_the_exact_time_at_hand(threads):
     client, *_ = threads
     page = listed(client.get("/conversations/"))
     assert '<time datetime="' in page and 'title="' in page and "just now" in page
+
+
+def test_a_conversation_whose_agent_is_still_answering_is_not_deleted(threads):
+    from agents_ui.runs.live import LIVE, LiveRun
+
+    client, refund, _, _ = threads
+    run = Run.objects.create(conversation=refund, status=Run.Status.RUNNING)
+    LIVE[str(run.pk)] = LiveRun(str(run.pk), "agui")
+    try:
+        client.post(f"/conversations/{refund.pk}/delete/")
+    finally:
+        LIVE.pop(str(run.pk), None)
+    assert Conversation.objects.filter(pk=refund.pk).exists()
+    assert "stop it first" in listed(client.get("/conversations/"))
