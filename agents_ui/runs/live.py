@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 from ag_ui import core as ag
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.utils import timezone
 
 from agents_ui.endpoints import errors
@@ -33,7 +34,7 @@ from agents_ui.endpoints.plans import offered_client_tools
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
 from agents_ui.runs.event_log import event_record
 from agents_ui.runs.inputs import ToolAnswer, agui_input, external_events
-from agents_ui.runs.writer import FLUSH_EVENTS, WriteJob, writer_for_loop
+from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError, ExternalAgentClient
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 
@@ -41,6 +42,18 @@ logger = logging.getLogger(__name__)
 
 # An external agent's stream waits while a person decides an approval: allow it that long.
 APPROVAL_WAIT_SECONDS = 900.0
+
+
+class RunLimitReached(Exception):
+    """The run's event log reached AGENTS_UI_RUN_MAX_BYTES: it ends here, saying so.
+
+    The SDK's stream cuts a run at the same size (and at its time limits, see sdk_client); this is
+    the store's own bound, whatever client fed the run.
+    """
+
+
+def _size_label(count: int) -> str:
+    return f"{count / (1024 * 1024):.0f} MB" if count >= 1024 * 1024 else f"{count / 1024:.0f} KB"
 
 
 @dataclass(eq=False)
@@ -67,6 +80,10 @@ class LiveRun:
     decided: dict[str, Any] = field(default_factory=dict)
     # When the agent began to reason, and when it moved on from reasoning (monotonic clock).
     _thinking: list[float] = field(default_factory=list)
+    # The event log's size so far, against AGENTS_UI_RUN_MAX_BYTES.
+    stored_bytes: int = 0
+    _pending_bytes: int = 0
+    max_bytes: int = field(default_factory=lambda: settings.AGENTS_UI_RUN_MAX_BYTES)
 
     @property
     def transcript(self) -> Transcript:
@@ -87,14 +104,25 @@ class LiveRun:
             changed.set()
 
     def apply(self, event: Any, raw: str | None = None) -> None:
-        """Fold one event and queue it for the log (as the agent wrote it, when that text is known)."""
+        """Fold one event and queue it for the log (as the agent wrote it, when that text is known).
+
+        An event that would take the log past the run's size limit is neither folded nor stored.
+        """
+        type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
+        if self.stored_bytes + len(payload) > self.max_bytes:
+            raise RunLimitReached(
+                f"The agent's answer reached {_size_label(self.max_bytes)}, the most one run may store, so "
+                "the run was stopped there."
+            )
+        self.stored_bytes += len(payload)
         self.builder.apply(event)
         self._seq += 1
-        type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
         self._pending.append((self._seq, type_[:64], payload))
+        self._pending_bytes += len(payload)
         if len(self._thinking) < 2:
             self._time_thinking(type_)
-        if len(self._pending) == FLUSH_EVENTS:  # once, as the batch fills up
+        # As the batch fills up (setting the writer's wake event again costs nothing).
+        if len(self._pending) == FLUSH_EVENTS or self._pending_bytes > FLUSH_BYTES:
             writer_for_loop().wake()
         self.notify()
 
@@ -114,7 +142,7 @@ class LiveRun:
 
     def take_batch(self, *, final: bool = False) -> WriteJob | None:
         """What waits to be written, handed to the process's writer (given back if the write fails)."""
-        events, self._pending = self._pending, []
+        events, self._pending, self._pending_bytes = self._pending, [], 0
         saved = set(self._saved_messages)
         messages = self._new_messages(self.conversation, final=final)
         if not events and not messages:
@@ -230,6 +258,9 @@ async def _drive(run: Run, live: LiveRun) -> None:
                         raise asyncio.CancelledError  # stopped from another server process
     except asyncio.CancelledError:
         status, error = Run.Status.CANCELLED, "Stopped. The answer so far is kept."
+    except RunLimitReached as exc:
+        status, error = Run.Status.FAILED, str(exc)
+        logger.info("run %s stopped at a limit: %s", run.pk, exc)
     except AgentError as exc:
         status, error = Run.Status.FAILED, errors.describe(exc)
         logger.info("run %s failed: %s", run.pk, exc.code)

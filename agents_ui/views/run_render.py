@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import nh3
+from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import format_html
@@ -23,6 +24,7 @@ from markdown_it import MarkdownIt
 from agents_ui.decisions import Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.sdk.client_tools import client_tool
+from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.state_tree import state_tree
 
@@ -46,9 +48,19 @@ def markdown_html(text: str) -> str:
 
 def safe_url(url: Any) -> str:
     """A link an agent gave, kept only when it is plain http(s)."""
-    if isinstance(url, str) and url.lower().startswith(("https://", "http://")):
-        return url
-    return ""
+    return safe_link(url) or ""
+
+
+def shown_tail(text: str) -> tuple[str, int]:
+    """The end of a text, at most AGENTS_UI_SHOWN_TEXT_CHARS long, and how many characters precede it.
+
+    A run may hold tens of megabytes of text: a page shows the latest part of each, so it stays fast.
+    """
+    limit = settings.AGENTS_UI_SHOWN_TEXT_CHARS
+    text = text or ""
+    if len(text) <= limit:
+        return text, 0
+    return text[-limit:], len(text) - limit
 
 
 def dom_id(prefix: str, value: str) -> str:
@@ -120,11 +132,13 @@ class RunView:
 
     def message_view(self, message: Any) -> dict[str, Any]:
         node = self.transcript.subagent(message.subagent_run_id) if message.subagent_run_id else None
+        text, hidden = shown_tail(message.text)
         return {
             "id": message.id,
             "dom": dom_id("msg", message.id),
-            "text": message.text,
-            "html": markdown_html(message.text) if message.complete else "",
+            "text": text,
+            "hidden": hidden,
+            "html": markdown_html(text) if message.complete else "",
             "complete": message.complete,
             "streaming": not message.complete and self.run.status in (Run.Status.PENDING, Run.Status.RUNNING),
             "subagent": node.name if node else "",
@@ -132,15 +146,21 @@ class RunView:
         }
 
     def call_view(self, call: Any) -> dict[str, Any]:
+        args, args_hidden = shown_tail(
+            pretty_json(call.args) if call.complete and call.args_error is None else call.args_text
+        )
+        result, result_hidden = shown_tail(pretty_json(_maybe_json(call.result)) if call.has_result else "")
         return {
             "id": call.id,
             "dom": dom_id("call", call.id),
             "name": call.name,
             "complete": call.complete,
-            "args": pretty_json(call.args) if call.complete and call.args_error is None else call.args_text,
+            "args": args,
+            "args_hidden": args_hidden,
             "args_error": call.args_error,
             "has_result": call.has_result,
-            "result": pretty_json(_maybe_json(call.result)) if call.has_result else "",
+            "result": result,
+            "result_hidden": result_hidden,
             "result_error": call.result_error,
             "status": call.status,
             **self._client_call(call),
@@ -186,7 +206,8 @@ class RunView:
             {
                 "id": r.id,
                 "dom": dom_id("why", r.id),
-                "text": r.text,
+                "text": shown_tail(r.text)[0],
+                "hidden": shown_tail(r.text)[1],
                 "encrypted": r.encrypted,
                 "complete": r.complete,
             }

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents_ui', '0004_observed'),
+        ('agents_ui', '0005_run_client_token'),
     ]
 
     operations = [
