@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models.functions import Now
 from django.urls import reverse
 
 
@@ -242,6 +243,9 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Set when the person regenerated this answer, retried it, or edited a message before it: the
+    # run is no longer part of the thread (not shown, not sent back to the agent).
+    superseded_at = models.DateTimeField(null=True, blank=True)
     # The composer's token for the message this run answers: a second submit of it gets this run.
     client_token = models.CharField(max_length=64, blank=True, default="", editable=False)
 
@@ -269,6 +273,8 @@ class RunEvent(models.Model):
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=64)
     payload = models.JSONField()
+    # Filled by the database: the event log is written with plain INSERTs, a batch at a time.
+    received_at = models.DateTimeField(db_default=Now(), null=True)
 
     class Meta:
         ordering = ["run", "seq"]
@@ -296,6 +302,13 @@ class Message(models.Model):
     # An opaque blob (AG-UI encryptedValue) kept to send back to the agent, never rendered.
     encrypted_value = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set when the person edited this message or one before it, or had its answer made again: the
+    # thread goes on without it, and the agent no longer gets it in the history.
+    superseded_at = models.DateTimeField(null=True, blank=True)
+    # A message the person edited and sent again points to the one it replaces.
+    edited_from = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="edits"
+    )
 
     class Meta:
         ordering = ["created_at", "id"]

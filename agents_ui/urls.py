@@ -2,6 +2,7 @@ from django.urls import path
 
 from agents_ui.views import (
     approvals,
+    artifacts,
     catalogue,
     client_tools,
     composer,
@@ -9,12 +10,15 @@ from agents_ui.views import (
     feedback,
     stop,
     stream,
+    thread,
     workspace,
 )
 
 urlpatterns = [
     path("", catalogue.catalogue, name="catalogue"),
     path("conversations/", conversations.conversations, name="conversations"),
+    path("conversations/<uuid:conversation_id>/rename/", conversations.rename, name="conversation-rename"),
+    path("conversations/<uuid:conversation_id>/delete/", conversations.delete, name="conversation-delete"),
     path("agents/<slug:slug>/card/", catalogue.catalogue_card, name="catalogue-card"),
     path("agents/<slug:slug>/", workspace.workspace, name="workspace"),
     path("agents/<slug:slug>/send/", composer.send_message, name="send-message"),
@@ -25,4 +29,7 @@ urlpatterns = [
     path("runs/<uuid:run_id>/decide/", approvals.decide, name="run-decide"),
     path("runs/<uuid:run_id>/answer/", client_tools.answer, name="run-answer"),
     path("runs/<uuid:run_id>/feedback/", feedback.feedback, name="run-feedback"),
+    path("runs/<uuid:run_id>/regenerate/", thread.regenerate, name="run-regenerate"),
+    path("runs/<uuid:run_id>/edit/", thread.edit, name="run-edit"),
+    path("runs/<uuid:run_id>/artifacts/<path:artifact_id>/", artifacts.download, name="run-artifact"),
 ]

@@ -62,6 +62,17 @@ class Discovery:
             return self.last_known
         return None
 
+    @property
+    def in_words(self) -> str:
+        """Why discovery failed, for anyone (the technical `error` is for admins)."""
+        if self.status == Status.UNREACHABLE:
+            if self.error.startswith("No answer within") or "timed out" in self.error.lower():
+                return "It did not answer in time."
+            return "Nothing answered at its address: it may be stopped, or moved."
+        if self.status == Status.INVALID:
+            return "Its declaration of what it can do is not valid."
+        return ""
+
     @cached_property
     def capabilities(self) -> AgentCapabilities | None:
         if self.protocol != AgentEndpoint.Protocol.AGUI or self.declaration is None:

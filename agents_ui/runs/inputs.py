@@ -100,7 +100,12 @@ def agui_input(run: Run, *, send_state: bool = True) -> RunAgentInput:
     back only with `send_state` (where state persists, or the agent did not say)."""
     conversation = run.conversation
     request = run.request or {}
-    history = list(conversation.messages.order_by("created_at", "id").prefetch_related("attachments"))
+    # The thread as it stands: what was edited away or answered again is not history any more.
+    history = list(
+        conversation.messages.filter(superseded_at__isnull=True)
+        .order_by("created_at", "id")
+        .prefetch_related("attachments")
+    )
     current = request.get("message_id")
     # Sealed reasoning goes back on the message it belongs to (REASONING_ENCRYPTED_VALUE's entityId),
     # or as a reasoning message of its own when that message is not in the history.
@@ -128,7 +133,11 @@ def agui_input(run: Run, *, send_state: bool = True) -> RunAgentInput:
         for m in sealed.values()
     ]
     previous = (
-        conversation.runs.exclude(pk=run.pk).exclude(state__isnull=True).order_by("-created_at").first()
+        conversation.runs.exclude(pk=run.pk)
+        .filter(superseded_at__isnull=True)
+        .exclude(state__isnull=True)
+        .order_by("-created_at")
+        .first()
         if send_state
         else None
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import time
 import uuid
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -76,6 +77,11 @@ class LiveRun:
     _saved_messages: set[str] = field(default_factory=set)
     # Set when a write finds the run stopped by another server process.
     stopped_elsewhere: bool = False
+    # Decisions taken on this run's requests while it streams (request id -> ApprovalRecord): the
+    # streams following it show who decided and what was sent, without a database query.
+    decided: dict[str, Any] = field(default_factory=dict)
+    # When the agent began to reason, and when it moved on from reasoning (monotonic clock).
+    _thinking: list[float] = field(default_factory=list)
     # The event log's size so far, against AGENTS_UI_RUN_MAX_BYTES.
     stored_bytes: int = 0
     _pending_bytes: int = 0
@@ -117,10 +123,26 @@ class LiveRun:
         self._seq += 1
         self._pending.append((self._seq, type_[:64], payload))
         self._pending_bytes += len(payload)
+        if len(self._thinking) < 2:
+            self._time_thinking(type_)
         # As the batch fills up (setting the writer's wake event again costs nothing).
         if len(self._pending) == FLUSH_EVENTS or self._pending_bytes > FLUSH_BYTES:
             writer_for_loop().wake()
         self.notify()
+
+    def _time_thinking(self, type_: str) -> None:
+        if not self._thinking:
+            if type_.startswith(("REASONING", "THINKING")):
+                self._thinking.append(time.monotonic())
+        elif type_.startswith(("TEXT_MESSAGE", "TOOL_CALL", "RUN_FINISHED", "RUN_ERROR")):
+            self._thinking.append(time.monotonic())
+
+    @property
+    def thought_seconds(self) -> int | None:
+        """How long the agent reasoned before it answered (None until it did both)."""
+        if len(self._thinking) < 2:
+            return None
+        return max(1, round(self._thinking[1] - self._thinking[0]))
 
     def take_batch(self, *, final: bool = False) -> WriteJob | None:
         """What waits to be written, handed to the process's writer (given back if the write fails)."""

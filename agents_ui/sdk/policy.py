@@ -239,6 +239,8 @@ class Artifact(PolicyModel):
     name: str | None = None
     mime_type: str | None = None
     size: int | None = None
+    # The artifact itself, as text (GET /artifacts/{id} only).
+    content: str | None = None
 
 
 class InteractionRequest(PolicyModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django import template
 from django.utils import timezone
@@ -53,6 +54,12 @@ def number(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+@register.filter
+def host(url: str) -> str:
+    """https://example.org/a/b -> "example.org": where a link goes, said briefly."""
+    return urlsplit(url).netloc if isinstance(url, str) else ""
 
 
 @register.filter

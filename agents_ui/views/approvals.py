@@ -23,7 +23,7 @@ from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Run
 from agents_ui.runs.history import decided_for, earlier_ids, transcript_of
 from agents_ui.runs.inputs import RunRequest
-from agents_ui.runs.live import start_run
+from agents_ui.runs.live import live_run, start_run
 from agents_ui.sdk import AgentError, ExternalAgentClient, validate_against_async
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
@@ -51,7 +51,10 @@ async def decide(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     plan = (await plan_inputs(endpoint, await user_abilities(user))).plan()
     if plan["approvals"].disabled or not await user.ahas_perm("agents_ui.approve_actions"):
         return _note(
-            request, run, f"run-{run.pk}-decision-errors", "You do not have permission to decide this."
+            request,
+            run,
+            f"run-{run.pk}-decision-errors",
+            "You do not have permission to decide this: only people allowed to approve can. Ask an admin.",
         )
     if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
         return await _decide_external(request, run, plan, user)
@@ -177,24 +180,32 @@ async def _decide_external(request: HtmxHttpRequest, run: Run, plan: Plan, user:
         problem = await _schema_problem(edited, info.get("schema"))
         if problem:
             return _note(request, run, errors_id, f"The edited input does not fit: {problem}")
+    decision = (
+        ApprovalRecord.Decision.REJECTED if choice == "deny"
+        else ApprovalRecord.Decision.APPROVED_WITH_EDITS if edited is not None
+        else ApprovalRecord.Decision.APPROVED
+    )  # fmt: skip
+    record = ApprovalRecord(
+        run=run, request_id=approval_id, tool_name=(approval.public_name or "")[:200],
+        arguments=approval.input if isinstance(approval.input, dict) else {},
+        decision=decision, edited_arguments=edited, decided_by=user, decided_at=timezone.now(),
+    )  # fmt: skip
+    # Known to the run's streams before the agent goes on, so its record shows who decided and what
+    # was sent as soon as the agent says the request is resolved.
+    live = live_run(run.pk)
+    if live is not None and approval_id not in live.decided:
+        live.decided[approval_id] = record
     async with agent_client() as client:
         agent = sdk_client(run.conversation.endpoint, client)
         assert isinstance(agent, ExternalAgentClient)
         try:
             await agent.decide_approval(approval_id, choice, edited_input=edited)
         except AgentError as exc:
+            if live is not None and live.decided.get(approval_id) is record:
+                del live.decided[approval_id]
             return _note(request, run, errors_id, errors.describe(exc))
-    decision = (
-        ApprovalRecord.Decision.REJECTED if choice == "deny"
-        else ApprovalRecord.Decision.APPROVED_WITH_EDITS if edited is not None
-        else ApprovalRecord.Decision.APPROVED
-    )  # fmt: skip
     try:
-        await ApprovalRecord.objects.acreate(
-            run=run, request_id=approval_id, tool_name=(approval.public_name or "")[:200],
-            arguments=approval.input if isinstance(approval.input, dict) else {},
-            decision=decision, edited_arguments=edited, decided_by=user,
-        )  # fmt: skip
+        await record.asave(force_insert=True)
     except IntegrityError:
         return _note(request, run, errors_id, "This request was already decided.")
     return _note(request, run, errors_id, "Decision sent.", tone="info")

@@ -148,7 +148,10 @@ def _checked_upload(upload: Any, plan: Plan) -> tuple[str, str, bytes]:
     if control.hidden:
         raise ComposerError("This agent does not take files.")
     if control.disabled:
-        raise ComposerError("You do not have permission to send files to agents.")
+        raise ComposerError(
+            "You do not have permission to send files to agents: only people allowed to upload can. "
+            "Ask an admin."
+        )
     limit = control.details.get("max_bytes") or settings.AGENTS_UI_MAX_UPLOAD_BYTES
     if upload.size == 0:
         raise ComposerError(f"“{name}” is empty.")

@@ -1,24 +1,39 @@
-"""A person's conversations, per agent they may still use, with what waits for them."""
+"""A person's conversations, per agent they may still use, with what waits for them: found by their
+title or by what was said in them, renamed, deleted."""
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
-from django.template.response import TemplateResponse
+from typing import Any
 
-from agents_ui.models import AgentEndpoint, Conversation, Run
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from agents_ui.models import AgentEndpoint, Conversation, Message, Run
+from agents_ui.runs.live import live_run
 from agents_ui.views.htmx import HtmxHttpRequest
+
+TITLE_LIMIT = Conversation._meta.get_field("title").max_length
+SEARCH_LIMIT = 200
 
 
 @login_required
 async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
     user = await request.auser()
     usable = AgentEndpoint.objects.usable_by(user)
-    threads = [
-        c
-        async for c in Conversation.objects.filter(user=user, endpoint__in=usable)
-        .select_related("endpoint")
-        .order_by("endpoint__name", "-updated_at")
-    ]
+    query = " ".join((request.GET.get("q") or "").split())[:SEARCH_LIMIT]
+    found = Conversation.objects.filter(user=user, endpoint__in=usable)
+    if query:
+        said = Message.objects.filter(
+            content__icontains=query, superseded_at__isnull=True, role__in=("user", "assistant")
+        ).values("conversation_id")
+        found = found.filter(Q(title__icontains=query) | Q(pk__in=said))
+    threads = [c async for c in found.select_related("endpoint").order_by("endpoint__name", "-updated_at")]
     waiting = {
         conversation_id
         async for conversation_id in Run.objects.filter(
@@ -29,4 +44,49 @@ async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
     for thread in threads:
         thread.waiting = thread.pk in waiting
         groups.setdefault(thread.endpoint, []).append(thread)
-    return TemplateResponse(request, "agents_ui/conversations.html", {"groups": groups})
+    return TemplateResponse(request, "agents_ui/conversations.html", {"groups": groups, "query": query})
+
+
+async def _own(request: HttpRequest, conversation_id: Any) -> Conversation:
+    """One of this person's conversations (anyone else's is "not found")."""
+    user = await request.auser()
+    try:
+        return await Conversation.objects.select_related("endpoint").aget(pk=conversation_id, user=user)
+    except (Conversation.DoesNotExist, ValidationError):
+        raise Http404("No such conversation.") from None
+
+
+@login_required
+@require_POST
+async def rename(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
+    thread = await _own(request, conversation_id)
+    title = " ".join((request.POST.get("title") or "").split())
+    if not title:
+        messages.error(request, "Give the conversation a name.")
+    elif len(title) > TITLE_LIMIT:
+        messages.error(request, f"A name has at most {TITLE_LIMIT} characters.")
+    else:
+        await Conversation.objects.filter(pk=thread.pk).aupdate(title=title)
+        messages.success(request, f"Renamed to “{title}”.")
+    return redirect("conversations")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+async def delete(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
+    """GET: the question, with what will go; POST: gone, with its runs, messages and files."""
+    thread = await _own(request, conversation_id)
+    if request.method == "GET":
+        count = await thread.messages.filter(superseded_at__isnull=True).exclude(role="reasoning").acount()
+        return TemplateResponse(
+            request, "agents_ui/conversation_delete.html", {"thread": thread, "message_count": count}
+        )
+    name = str(thread)
+    # A run still answering writes into the conversation: it is stopped first, not cut off mid-write.
+    async for run_id in thread.runs.exclude(status__in=Run.FINISHED).values_list("pk", flat=True):
+        if live_run(run_id) is not None:
+            messages.error(request, f"The agent is still answering in “{name}”: stop it first, then delete.")
+            return redirect("conversations")
+    await thread.adelete()
+    messages.success(request, f"Deleted “{name}”.")
+    return redirect("conversations")

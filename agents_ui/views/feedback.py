@@ -14,6 +14,7 @@ from agents_ui.models import AgentEndpoint, Feedback, Message, Run
 from agents_ui.sdk import AgentError
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
+from agents_ui.views.run_render import dom_id
 
 
 @login_required
@@ -42,14 +43,17 @@ async def feedback(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
                 await Feedback.objects.filter(pk=record.pk).aupdate(sent_to_agent=True)
             except AgentError as exc:
                 note = f"Saved here; the agent did not take it: {errors.describe(exc)}"
-    return _answer(request, run, note)
+    return _answer(request, run, note, rated=(remote_id, value))
 
 
-def _answer(request: HtmxHttpRequest, run: Run, note: str, *, done: bool = True) -> HttpResponse:
-    return fragment_or_page(
-        request,
-        "agents_ui/run.html#feedback-note",
-        {"note": note, "done": done},
-        page=run.conversation.get_absolute_url(),
-        note=note,
-    )
+def _answer(
+    request: HtmxHttpRequest, run: Run, note: str, *, done: bool = True, rated: tuple[str, str] | None = None
+) -> HttpResponse:
+    """The rating form again, showing the rating given (it can be changed); or just the note."""
+    if rated is None:
+        template, context = "agents_ui/run.html#feedback-note", {"note": note, "done": done}
+    else:
+        remote_id, value = rated
+        m = {"id": remote_id, "dom": dom_id("msg", remote_id), "feedback": value}
+        template, context = "agents_ui/run.html#feedback", {"m": m, "run": run, "note": note}
+    return fragment_or_page(request, template, context, page=run.conversation.get_absolute_url(), note=note)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import nh3
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.html import format_html
 from markdown_it import MarkdownIt
 
@@ -24,6 +26,7 @@ from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.sdk.client_tools import client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
+from agents_ui.views.state_tree import state_tree
 
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 _ALLOWED_TAGS = {
@@ -96,6 +99,12 @@ class RunView:
     # Messages and tool calls an earlier run of the conversation already showed (a
     # MESSAGES_SNAPSHOT repeats the whole history): not shown twice.
     earlier: frozenset[str] = frozenset()
+    # The conversation's newest turn: the one that can be answered again.
+    last: bool = True
+    # The person's own ratings of this conversation's answers: message id -> "up" | "down".
+    feedback: dict[str, str] = field(default_factory=dict)
+    # How long the agent thought, in seconds, once known (see thought_seconds).
+    thought: int | None = None
     # The person's answers to this run's calls, sent with a later run: call id -> ToolAnswer JSON.
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # False once a later run exists: a call left without a result can then no longer be answered.
@@ -133,6 +142,7 @@ class RunView:
             "complete": message.complete,
             "streaming": not message.complete and self.run.status in (Run.Status.PENDING, Run.Status.RUNNING),
             "subagent": node.name if node else "",
+            "feedback": self.feedback.get(message.id, ""),
         }
 
     def call_view(self, call: Any) -> dict[str, Any]:
@@ -204,6 +214,37 @@ class RunView:
             for r in self.transcript.reasoning
         ]
 
+    @property
+    def answered(self) -> bool:
+        """The answer has begun (or the run is over): the reasoning folds away."""
+        return self.run.is_finished or any(
+            self.shows(m) for m in self.transcript.messages if m.role == "assistant"
+        )
+
+    def sources(self) -> list[dict[str, str]]:
+        """Sources an agent listed in its structured result ({"sources": [{title, url, ...}]})."""
+        outcome = self.transcript.outcome
+        result = outcome.result if outcome is not None else None
+        found = result.get("sources") if isinstance(result, dict) else None
+        cards = []
+        for source in found if isinstance(found, list) else []:
+            if not isinstance(source, dict):
+                continue
+            url = safe_url(source.get("url"))
+            title = str(source.get("title") or source.get("name") or url or "")[:300]
+            if title:
+                cards.append(
+                    {
+                        "title": title,
+                        "url": url,
+                        "publisher": str(source.get("publisher") or "")[:200],
+                        "snippet": str(source.get("snippet") or "")[:600],
+                    }
+                )
+            if len(cards) >= 50:
+                break
+        return cards
+
     def subagents(self) -> list[Any]:
         return self.transcript.subagents
 
@@ -232,12 +273,32 @@ class RunView:
                     "side_effect_class": metadata.get("sideEffectClass") or info.get("side_effect_class"),
                     "idempotency": metadata.get("idempotency") or info.get("idempotency"),
                     "schema": pretty_json(schema) if schema else "",
+                    "expired": _past(interrupt.expires_at),
                 }
             )
         return found
 
-    def decisions(self) -> list[Any]:
-        return list(self.decided.values())
+    def open_interrupts(self) -> list[dict[str, Any]]:
+        """The interrupts a person can still decide (not expired)."""
+        return [i for i in self.interrupts() if not i["expired"]]
+
+    @property
+    def counting_down(self) -> bool:
+        """An expiry counts down only while the agent waits: not once the run was stopped or ended."""
+        return self.run.status in (Run.Status.PENDING, Run.Status.RUNNING, Run.Status.INTERRUPTED)
+
+    def records(self) -> list[dict[str, Any]]:
+        """AG-UI: what was decided on this run's interrupts, and those that expired undecided."""
+        external = self.transcript.approvals  # those sit with their own request (approvals())
+        found = [record_view(r) for r in self.decided.values() if r.request_id not in external]
+        for i in self.interrupts():
+            if i["expired"]:
+                found.append(
+                    {"label": "Expired", "tone": "warn", "tool": i["tool"] or i["reason"], "at": None,
+                     "expired_at": i["expires_at"], "by": "", "sent": "", "asked": i["args_json"],
+                     "request_id": i["id"]}
+                )  # fmt: skip
+        return found
 
     def approvals(self) -> list[dict[str, Any]]:
         """External agents' approval requests (pending and decided) of this run."""
@@ -257,9 +318,30 @@ class RunView:
                     "idempotency": info.get("idempotency"),
                     "schema": info.get("schema"),
                     "editable": self.plan["approvals"].details.can_edit(),
+                    "record": None if approval.pending else self._external_record(approval),
+                    "stale": approval.pending and not self.counting_down,
                 }
             )
         return found
+
+    def _external_record(self, approval: Any) -> dict[str, Any]:
+        """An external agent's resolved request, in the same words as an AG-UI decision."""
+        record = self.decided.get(approval.id)
+        if record is not None:
+            return record_view(record)
+        expired = approval.decision != "approve" and _past(approval.expires_at)
+        label = "Expired" if expired else "Approved" if approval.decision == "approve" else "Rejected"
+        return {
+            "label": label,
+            "tone": "warn" if expired else "ok" if approval.decision == "approve" else "bad",
+            "tool": approval.public_name,
+            "at": None,
+            "expired_at": approval.expires_at if expired else None,
+            "by": "" if expired else "someone outside this product",
+            "sent": "",
+            "asked": pretty_json(approval.input or {}),
+            "request_id": approval.id,
+        }
 
     def _tool_info(self, name: str) -> dict[str, Any]:
         for tool in self.plan["tools"].details.get("tools") or []:
@@ -305,6 +387,34 @@ class RunView:
         return {"rv": self, "run": self.run, "plan": self.plan, **extra}
 
 
+def record_view(record: Any) -> dict[str, Any]:
+    """A decision as the page says it: who, when, and the arguments the agent was given."""
+    edited = record.edited_arguments is not None
+    return {
+        "label": record.get_decision_display(),
+        "tone": "bad" if record.decision == record.Decision.REJECTED else "ok",
+        "tool": record.tool_name,
+        "at": record.decided_at,
+        "expired_at": None,
+        "by": record.decided_by.get_username() if record.decided_by else "a deleted user",
+        "sent": ""
+        if record.decision == record.Decision.REJECTED
+        else pretty_json(record.edited_arguments if edited else record.arguments),
+        "asked": pretty_json(record.arguments) if edited else "",
+        "request_id": record.request_id,
+    }
+
+
+def _past(moment: str | None) -> bool:
+    if not moment:
+        return False
+    try:
+        when = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)) <= timezone.now()
+
+
 def render_run(view: RunView) -> str:
     return render_to_string("agents_ui/run.html#run", view.context())
 
@@ -319,6 +429,8 @@ class StreamRenderer:
     """
 
     view: RunView
+    # The run this process drives, when it does: it timed the agent's reasoning.
+    timer: Any = None
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
     _complete: set[str] = field(default_factory=set)
     _reasoning: dict[str, int] = field(default_factory=dict)
@@ -348,8 +460,16 @@ class StreamRenderer:
         return view.transcript.revision, view.run.status, view.run.error
 
     def _see(self) -> None:
+        self._time_thought()
         self._seen, self._seen_plan = self._now(), self.view.plan
         self._reasoning_shown = self.view.plan["reasoning"].shown
+
+    def _time_thought(self) -> None:
+        """While live, the run this process drives timed the reasoning; after, the event log says it."""
+        view = self.view
+        if view.thought is not None or not view.transcript.reasoning or not view.answered:
+            return
+        view.thought = self.timer.thought_seconds if self.timer is not None else None
 
     def _dom(self, prefix: str, value: str) -> str:
         key = (prefix, value)
@@ -437,15 +557,26 @@ class StreamRenderer:
         if self._signatures.get("state") == signature:
             return ""
         self._signatures["state"] = signature
-        return render_to_string("agents_ui/workspace.html#state-document", {"state": signature, "oob": True})
+        return render_to_string(
+            "agents_ui/state_document.html", {"state": signature, "tree": state_tree(state), "oob": True}
+        )
 
     def _sections(self) -> list[tuple[str, Any, str]]:
         t = self.view.transcript
         return [
+            (
+                "reasoning",
+                (self.view.answered, self.view.run.status, tuple(r.encrypted for r in t.reasoning)),
+                "reasoning",
+            ),
             ("subagents", _subagent_signature(t.subagents), "subagents"),
             (
                 "approvals",
-                (len(t.open_interrupts), tuple((a.id, a.decision) for a in t.approvals.values())),
+                (
+                    len(t.open_interrupts),
+                    tuple((a.id, a.decision) for a in t.approvals.values()),
+                    self.view.counting_down,  # a stopped run's request stops counting down
+                ),
                 "approvals",
             ),
             ("extras", (len(t.modules), len(t.grounding), len(t.artifacts), t.outcome is not None), "extras"),

@@ -17,7 +17,7 @@ from agents_ui.capabilities import Observations
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
-from agents_ui.runs.history import decided_for, earlier_ids
+from agents_ui.runs.history import decided_for, earlier_ids, thought_seconds
 from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 from agents_ui.views.access import users_run
@@ -48,10 +48,15 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     inputs = await plan_inputs(run.conversation.endpoint, abilities)
     decided = await sync_to_async(decided_for)(run)
     earlier = await sync_to_async(earlier_ids)(run)
+    # A run this process does not drive (finished, or driven elsewhere): its event log has the times.
+    thought = None if live_run(run.pk) else await sync_to_async(thought_seconds)(run)
     # A stream may stay open for minutes: it must not hold a database connection meanwhile (the
     # request's thread keeps its own connection until the response ends).
     await sync_to_async(connections.close_all)()
     live = live_run(run.pk)
+    if live is not None:  # decisions taken from now on land in the same dict
+        live.decided.update(decided)
+        decided = live.decided
     source = live.transcript if live else TranscriptBuilder().transcript
     view = RunView(
         run,
@@ -61,7 +66,8 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
         decided=decided,
         earlier=earlier,
     )
-    renderer = StreamRenderer(view)
+    view.thought = thought
+    renderer = StreamRenderer(view, timer=live)
     if live is not None:
         frames = _follow_live(live, run, view, renderer, inputs)
     else:

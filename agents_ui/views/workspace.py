@@ -14,8 +14,8 @@ from django.template.response import TemplateResponse
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
-from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
-from agents_ui.runs.history import transcript_of
+from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Feedback, Message, Run
+from agents_ui.runs.history import thought_seconds, transcript_of
 from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
 from agents_ui.runs.throttle import allowance
@@ -87,10 +87,15 @@ def new_client_token() -> str:
 
 def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tuple[Message | None, RunView]]:
     """Each run with the message that started it, oldest first."""
-    runs = list(conversation.runs.order_by("created_at"))
+    runs = list(conversation.runs.filter(superseded_at__isnull=True).order_by("created_at"))
     messages = {
         m.pk: m for m in conversation.messages.filter(role=Message.Role.USER).prefetch_related("attachments")
     }
+    feedback = dict(
+        Feedback.objects.filter(message__conversation=conversation, user=conversation.user).values_list(
+            "message__remote_id", "value"
+        )
+    )
     decided: dict[Any, dict[str, ApprovalRecord]] = {}
     for record in ApprovalRecord.objects.filter(run__conversation=conversation).select_related("decided_by"):
         decided.setdefault(record.run_id, {})[record.request_id] = record
@@ -108,7 +113,8 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
         view = RunView(
             run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
             earlier=frozenset(seen), answers={**kept_answers(run), **answers.get(run.pk, {})},
-            answerable=run is runs[-1],
+            answerable=run is runs[-1], last=run is runs[-1], feedback=feedback,
+            thought=thought_seconds(run, transcript),
         )  # fmt: skip
         seen.update(m.id for m in transcript.messages)
         seen.update(transcript.tool_calls)

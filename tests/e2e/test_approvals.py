@@ -174,7 +174,10 @@ def test_support_desk_approve_continues_the_same_stream(page: Page, demo: str, s
     card.get_by_role("button", name="Approve").click()
     wait_run(page)
     expect(last_run(page).locator(".msg-assistant")).to_contain_text("Refund of 30 EUR issued.")
-    expect(last_run(page).locator("form[data-approval]")).to_contain_text("Approve")
+    record = last_run(page).locator("[data-decided]")
+    expect(record).to_contain_text("Approved")
+    expect(record).to_contain_text(f"by {user.username}")
+    expect(last_run(page).locator("form[data-approval]")).to_have_count(0)
     expect(page.locator("#transcript section.run")).to_have_count(1)
     assert Run.objects.count() == 1  # the same run went on: no resume run
     record = ApprovalRecord.objects.get()
@@ -188,7 +191,8 @@ def test_support_desk_reject_denies_the_refund(page: Page, demo: str, signed_in)
     card.get_by_role("button", name="Reject").click()
     wait_run(page)
     expect(last_run(page).locator(".msg-assistant")).to_contain_text("No refund was issued: it was denied.")
-    expect(last_run(page).locator("form[data-approval]")).to_contain_text("Deny")
+    expect(last_run(page).locator("[data-decided]")).to_contain_text("Rejected")
+    expect(last_run(page).locator("[data-decided]")).not_to_contain_text("Deny")
     record = ApprovalRecord.objects.get()
     assert (record.decision, record.decided_by) == ("rejected", user)
 
@@ -205,6 +209,11 @@ def test_support_desk_approve_with_edited_input(page: Page, demo: str, signed_in
     expect(last_run(page).locator(".msg-assistant")).to_contain_text(
         "Refund of 25 EUR issued (with your edits)."
     )
+    # The record shows what was issued, not what was first asked for; and again after a reload.
+    for _ in range(2):
+        expect(last_run(page).locator("[data-decided]")).to_contain_text("Approved with edits")
+        expect(last_run(page).locator("[data-sent]")).to_contain_text('"amount": 25')
+        page.reload()
     record = ApprovalRecord.objects.get()
     assert (record.decision, record.decided_by) == ("approved_with_edits", user)
     assert record.edited_arguments == edited

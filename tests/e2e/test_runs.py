@@ -219,7 +219,7 @@ def test_planner_state_panel_follows_the_state_document(page: Page, demo: str, s
     signed_in()
     open_agent(page, demo, "planner")
     state = page.locator("#state-document")
-    expect(state).to_have_text("{}")
+    expect(state.locator(".state-raw pre")).to_have_text("{}")
     send(page, "Plan the product launch in Berlin")
     # Live, patch by patch: a step in progress before the plan is ready.
     expect(state).to_contain_text('"in_progress"', timeout=TIMEOUT)

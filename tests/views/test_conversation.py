@@ -255,10 +255,10 @@ async def test_a_rating_is_a_fragment_for_htmx_and_a_way_back_to_the_page_for_a_
     response = await client.post(f"/runs/{run.pk}/feedback/", {"message": "a1", "value": "down"})
     if htmx:
         assert response.status_code == 200
-        assert (
-            response.content.decode()
-            == '<p class="feedback-done small muted" role="status">Thanks: marked not helpful.</p>'
-        )
+        fragment = response.content.decode()
+        assert fragment.strip().startswith('<form class="feedback"')
+        assert 'title="Not helpful" aria-pressed="true"' in fragment
+        assert "Thanks: marked not helpful." in fragment
     else:
         assert response.status_code == 302
         assert response["Location"] == run.conversation.get_absolute_url()

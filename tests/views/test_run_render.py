@@ -65,7 +65,7 @@ def test_the_state_panel_is_the_workspace_partial_swapped_in_with_the_document_e
     _, builder, renderer = stream
     builder.apply(StateSnapshotEvent(snapshot={"step": "<script>"}))
     html = renderer.state_fragment()
-    assert html.startswith('<pre id="state-document" hx-swap-oob="true">')
+    assert html.startswith('<div id="state-document" class="state-document" hx-swap-oob="true">')
     assert "&lt;script&gt;" in html and "<script>" not in html
     assert renderer.state_fragment() == ""  # unchanged: nothing to send
 

@@ -1,0 +1,94 @@
+"""The conversations page: found by title or by what was said, renamed, deleted after a question."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from agents_ui.models import Conversation, Message, Run
+from tests.factories import make_endpoint, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def threads():
+    user = make_user(everyday=True)
+    endpoint = make_endpoint(slug="desk", name="Desk")
+    refund = Conversation.objects.create(user=user, endpoint=endpoint, title="Refund for order 1042")
+    Message.objects.create(conversation=refund, role="user", content="Where is my parcel?")
+    shipping = Conversation.objects.create(user=user, endpoint=endpoint, title="Shipping times")
+    Message.objects.create(conversation=shipping, role="assistant", content="Parcels take three days.")
+    old = Message.objects.create(
+        conversation=shipping, role="user", content="zebra", superseded_at="2026-01-01T00:00Z"
+    )
+    client = Client()
+    client.force_login(user)
+    return client, refund, shipping, old
+
+
+def listed(response) -> str:
+    return response.content.decode()
+
+
+def test_search_finds_titles_and_message_text_but_not_what_was_edited_away(threads):
+    client, *_ = threads
+    by_title = listed(client.get("/conversations/", {"q": "refund"}))
+    assert "Refund for order 1042" in by_title and "Shipping times" not in by_title
+    by_text = listed(client.get("/conversations/", {"q": "three DAYS"}))
+    assert "Shipping times" in by_text and "Refund for order" not in by_text
+    nothing = listed(client.get("/conversations/", {"q": "zebra"}))
+    assert "Nothing found for “zebra”" in nothing
+
+
+def test_a_conversation_is_renamed(threads):
+    client, refund, _, _ = threads
+    response = client.post(f"/conversations/{refund.pk}/rename/", {"title": "  Order   1042  "})
+    assert response.status_code == 302
+    refund.refresh_from_db()
+    assert refund.title == "Order 1042"
+    assert client.post(f"/conversations/{refund.pk}/rename/", {"title": " "}).status_code == 302
+    refund.refresh_from_db()
+    assert refund.title == "Order 1042"
+
+
+def test_delete_asks_first_then_removes_everything(threads):
+    client, refund, _, _ = threads
+    Run.objects.create(conversation=refund)
+    question = listed(client.get(f"/conversations/{refund.pk}/delete/"))
+    assert "Delete “Refund for order 1042”?" in question and "cannot be undone" in question
+    assert Conversation.objects.filter(pk=refund.pk).exists()
+    client.post(f"/conversations/{refund.pk}/delete/")
+    assert not Conversation.objects.filter(pk=refund.pk).exists()
+    assert not Run.objects.exists()
+
+
+def test_nobody_renames_or_deletes_someone_elses_conversation(threads):
+    _, refund, _, _ = threads
+    other = Client()
+    other.force_login(make_user())
+    assert other.post(f"/conversations/{refund.pk}/rename/", {"title": "Mine"}).status_code == 404
+    assert other.get(f"/conversations/{refund.pk}/delete/").status_code == 404
+    assert other.post(f"/conversations/{refund.pk}/delete/").status_code == 404
+    refund.refresh_from_db()
+    assert refund.title == "Refund for order 1042"
+
+
+def test_last_activity_is_relative_with_the_exact_time_at_hand(threads):
+    client, *_ = threads
+    page = listed(client.get("/conversations/"))
+    assert '<time datetime="' in page and 'title="' in page and "just now" in page
+
+
+def test_a_conversation_whose_agent_is_still_answering_is_not_deleted(threads):
+    from agents_ui.runs.live import LIVE, LiveRun
+
+    client, refund, _, _ = threads
+    run = Run.objects.create(conversation=refund, status=Run.Status.RUNNING)
+    LIVE[str(run.pk)] = LiveRun(str(run.pk), "agui")
+    try:
+        client.post(f"/conversations/{refund.pk}/delete/")
+    finally:
+        LIVE.pop(str(run.pk), None)
+    assert Conversation.objects.filter(pk=refund.pk).exists()
+    assert "stop it first" in listed(client.get("/conversations/"))
