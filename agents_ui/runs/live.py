@@ -52,6 +52,9 @@ class LiveRun:
     error: str = ""
     task: asyncio.Task | None = None
     conversation: Conversation | None = None
+    # The thread's earlier runs, beside their transcripts in ``builder.earlier`` (set before the
+    # first event; a resume's results land on those transcripts' calls).
+    earlier_runs: list[Run] | None = None
     _subscribers: set[asyncio.Event] = field(default_factory=set)
     # (seq, type, JSON text) waiting for the process's writer.
     _pending: list[tuple[int, str, str]] = field(default_factory=list)
@@ -188,13 +191,18 @@ async def _drive(run: Run, live: LiveRun) -> None:
     try:
         async with streaming_agent_client() as client:
             agent = sdk_client(endpoint, client)
+            earlier = await sync_to_async(_thread_before)(run)
+            # The same (still empty) transcript, so that whoever follows it already keeps it.
+            live.builder = TranscriptBuilder(live.transcript, earlier=[t for _, t in earlier])
+            live.earlier_runs = [r for r, _ in earlier]
+            live.notify()  # followers learn the earlier runs
             if isinstance(agent, ExternalAgentClient):
                 agent.timeout = httpx.Timeout(
                     max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
                 )
                 events = await external_events(agent, run)
             else:
-                events = agent.run_frames(await sync_to_async(agui_input)(run))
+                events = agent.run_frames(await sync_to_async(agui_input)(run, earlier))
             async with aclosing(events):
                 async for item in events:
                     event, raw = item if isinstance(item, tuple) else (item, None)
@@ -235,6 +243,12 @@ async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript
     if found and not found.items() <= (endpoint.observed or {}).items():
         observed = {**(endpoint.observed or {}), **found}
         await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=observed)
+
+
+def _thread_before(run: Run) -> list[tuple[Run, Transcript]]:
+    from agents_ui.runs.history import thread_runs  # it reads the live runs of this module
+
+    return thread_runs(run.conversation, before=run)
 
 
 def _final_status(transcript: Transcript) -> tuple[str, str]:

@@ -52,14 +52,30 @@ def dom_id(prefix: str, value: str) -> str:
     return f"{prefix}-{hashlib.blake2s(value.encode(), digest_size=6).hexdigest()}"
 
 
-def _maybe_json(value: Any) -> Any:
-    """Tool results often arrive as JSON text: show the document, not an escaped string."""
-    if isinstance(value, str) and value[:1] in ("{", "["):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
+def confirmed_call(name: str, args: Any) -> tuple[str, Any] | None:
+    """The call a confirmation tool asks about, (name, arguments): ADK's ``adk_request_confirmation``
+    carries it as ``originalFunctionCall``."""
+    if name != "adk_request_confirmation" or not isinstance(args, dict):
+        return None
+    original = args.get("originalFunctionCall")
+    if not isinstance(original, dict) or not isinstance(original.get("name"), str):
+        return None
+    return original["name"][:200], original.get("args") if original.get("args") is not None else {}
+
+
+def plain_arguments(args: Any) -> list[tuple[str, str]]:
+    """Arguments as "name: value" lines, when each is a plain value; [] otherwise (shown as JSON)."""
+    if not isinstance(args, dict) or not args:
+        return []
+    if not all(isinstance(v, str | int | float | bool) or v is None for v in args.values()):
+        return []
+    return [(str(k), _plain(v)) for k, v in args.items()]
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "none" if value is None else str(value)
 
 
 def pretty_json(value: Any) -> str:
@@ -80,12 +96,9 @@ class RunView:
     live: bool = False
     # Decisions already recorded for this run's requests: request id -> ApprovalRecord.
     decided: dict[str, Any] = field(default_factory=dict)
-    # Messages and tool calls an earlier run of the conversation already showed (a
-    # MESSAGES_SNAPSHOT repeats the whole history): not shown twice.
-    earlier: frozenset[str] = frozenset()
 
     def shows(self, message: Any) -> bool:
-        return message.role == "assistant" and message.text_length > 0 and message.id not in self.earlier
+        return message.role == "assistant" and message.text_length > 0
 
     @property
     def dom(self) -> str:
@@ -99,8 +112,7 @@ class RunView:
             if self.shows(message):
                 entries.append((message.position, 0, {"kind": "message", "m": self.message_view(message)}))
         for call in transcript.tool_calls.values():
-            if call.id not in self.earlier:
-                entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
+            entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
         entries.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in entries]
 
@@ -117,15 +129,18 @@ class RunView:
         }
 
     def call_view(self, call: Any) -> dict[str, Any]:
+        original = confirmed_call(call.name, call.args)
         return {
             "id": call.id,
-            "dom": dom_id("call", call.id),
+            # Scoped by run: AG-UI ids are not unique across the runs of a thread.
+            "dom": dom_id("call", f"{self.run.pk}:{call.id}"),
             "name": call.name,
+            "confirms": original[0] if original else "",
             "complete": call.complete,
             "args": pretty_json(call.args) if call.complete and call.args_error is None else call.args_text,
             "args_error": call.args_error,
             "has_result": call.has_result,
-            "result": pretty_json(_maybe_json(call.result)) if call.has_result else "",
+            "result": call.result_display,
             "result_error": call.result_error,
             "status": call.status,
         }
@@ -158,7 +173,12 @@ class RunView:
             call = self.transcript.tool_calls.get(interrupt.tool_call_id or "")
             schema = interrupt.response_schema or {}
             metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
-            info = self._tool_info(call.name if call else "")
+            tool = call.name if call else ""
+            args = call.args if call and call.args is not None else {}
+            original = confirmed_call(tool, args)
+            if original:  # a confirmation tool wrapping the call it asks about: show that call
+                tool, args = original
+            info = self._tool_info(tool)
             edits = bool(self.plan["approvals"].details.get("approve_with_edits")) or "editedArgs" in (
                 schema.get("properties") or {}
             )
@@ -168,9 +188,10 @@ class RunView:
                     "dom": dom_id("int", interrupt.id),
                     "reason": interrupt.reason,
                     "message": interrupt.message,
-                    "tool": call.name if call else "",
-                    "args": call.args if call and call.args is not None else {},
-                    "args_json": pretty_json(call.args if call and call.args is not None else {}),
+                    "tool": tool,
+                    "args": args,
+                    "args_json": pretty_json(args),
+                    "args_list": plain_arguments(args),
                     "expires_at": interrupt.expires_at,
                     "editable": edits,
                     "side_effect_class": metadata.get("sideEffectClass") or info.get("side_effect_class"),
@@ -242,6 +263,20 @@ class RunView:
             for g in self.transcript.grounding
         ]
 
+    def problems(self) -> list[str]:
+        """What went wrong in the agent's stream, in words for the person reading (each once)."""
+        found: list[str] = []
+        for problem in self.transcript.errors:
+            if "JSON Patch could not be applied" in problem:
+                # The library's own words name Python types and pointers: not for the person.
+                problem = (
+                    "The agent sent a change to its state that does not fit the state it has; "
+                    "the panel keeps the last state that made sense."
+                )
+            if problem not in found:
+                found.append(problem)
+        return found
+
     def state_json(self) -> str:
         return pretty_json(self.transcript.state if self.transcript.state is not None else {})
 
@@ -263,6 +298,8 @@ class StreamRenderer:
     """
 
     view: RunView
+    # The thread's earlier runs: a resume's results go on the cards they show.
+    earlier: list[RunView] = field(default_factory=list)
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
     _complete: set[str] = field(default_factory=set)
     _reasoning: dict[str, int] = field(default_factory=dict)
@@ -274,6 +311,10 @@ class StreamRenderer:
     _seen_plan: Any = None
     _reasoning_shown: bool = False
     _state_revision: int = -1  # the revision the state panel was last looked at
+    _answered: dict[tuple[Any, str], tuple] = field(default_factory=dict)
+    # Whether this stream sent the state panel whole (the page may have it hidden: nothing declared
+    # state when it was rendered).
+    _state_panel_shown: bool = False
 
     def first(self) -> str:
         """Everything, replacing what the page had: the page and the stream may be a moment apart."""
@@ -348,8 +389,6 @@ class StreamRenderer:
                 parts.append(self._swap("message", view.context(m=view.message_view(message))))
         structural = not self._append_growth(parts)
         for call in transcript.tool_calls.values():
-            if call.id in view.earlier:
-                continue
             signature = (call.complete, call.has_result, len(call.args_text), call.status)
             previous = self._calls.get(call.id)
             if previous is None:
@@ -366,6 +405,20 @@ class StreamRenderer:
             return self.first()
         return "".join(parts)
 
+    def earlier_fragments(self) -> str:
+        """The cards of earlier runs whose calls this run answered (a resume), when they changed."""
+        parts = []
+        for call_id, record in self.view.transcript.answered_earlier.items():
+            owner = next((v for v in self.earlier if v.transcript.tool_calls.get(call_id) is record), None)
+            if owner is None:
+                continue
+            signature = (record.has_result, record.status, len(record.args_text), record.result_error)
+            key = (owner.run.pk, call_id)
+            if self._answered.get(key) != signature:
+                self._answered[key] = signature
+                parts.append(self._swap("tool-call", owner.context(c=owner.call_view(record))))
+        return "".join(parts)
+
     def state_fragment(self) -> str:
         """The workspace's state panel, when the state document changed."""
         transcript = self.view.transcript
@@ -377,6 +430,13 @@ class StreamRenderer:
         if self._signatures.get("state") == signature:
             return ""
         self._signatures["state"] = signature
+        shown = self.view.plan["state"].visible
+        if shown and not self._state_panel_shown:
+            # The page's panel may be hidden (nothing declared state): the first document shows it whole.
+            self._state_panel_shown = True
+            return render_to_string(
+                "agents_ui/workspace.html#state", {"plan": self.view.plan, "state": signature, "oob": True}
+            )
         return render_to_string("agents_ui/workspace.html#state-document", {"state": signature, "oob": True})
 
     def _sections(self) -> list[tuple[str, Any, str]]:

@@ -16,7 +16,7 @@ from django.utils import timezone
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
-from agents_ui.runs.history import decided_for, earlier_ids
+from agents_ui.runs.history import decided_for, thread_runs
 from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 from agents_ui.views.access import users_run
@@ -46,25 +46,21 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     abilities = await user_abilities(await request.auser())
     inputs = await plan_inputs(run.conversation.endpoint, abilities)
     decided = await sync_to_async(decided_for)(run)
-    earlier = await sync_to_async(earlier_ids)(run)
+    live = live_run(run.pk)
+    # A run driven elsewhere is read from its log, folded with the runs before it.
+    earlier = [] if live is not None else await sync_to_async(thread_runs)(run.conversation, before=run)
     # A stream may stay open for minutes: it must not hold a database connection meanwhile (the
     # request's thread keeps its own connection until the response ends).
     await sync_to_async(connections.close_all)()
-    live = live_run(run.pk)
     source = live.transcript if live else TranscriptBuilder().transcript
-    view = RunView(
-        run,
-        source,
-        inputs.plan(source.observed),
-        can_approve=abilities.can_approve,
-        decided=decided,
-        earlier=earlier,
-    )
+    plan = inputs.plan(source.observed)
+    view = RunView(run, source, plan, can_approve=abilities.can_approve, decided=decided)
     renderer = StreamRenderer(view)
     if live is not None:
         frames = _follow_live(live, run, view, renderer, inputs)
     else:
-        frames = _follow_stored(run, view, renderer, inputs)
+        renderer.earlier = [RunView(r, t, plan) for r, t in earlier]
+        frames = _follow_stored(run, view, renderer, inputs, [t for _, t in earlier])
     response = EventStreamResponse(frames, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
@@ -90,6 +86,7 @@ async def _follow_live(
 ) -> AsyncIterator[bytes]:
     changed = live.subscribe()
     observed = _observed_key(live.transcript)
+    _follow_thread(live, renderer)
     try:
         yield sse_frame("update", renderer.first() + renderer.state_fragment())
         last = time.monotonic()
@@ -102,29 +99,41 @@ async def _follow_live(
             if live.done:
                 run.status, run.error = live.status, live.error
             now_observed = _observed_key(live.transcript)
+            _follow_thread(live, renderer)
             if now_observed != observed:
                 observed = now_observed
                 view.plan = inputs.plan(live.transcript.observed)
                 html = renderer.first()
             else:
                 html = renderer.update()
-            html += renderer.state_fragment()
+            html += renderer.earlier_fragments() + renderer.state_fragment()
             if html:
                 yield sse_frame("update", html)
                 last = time.monotonic()
         run.status, run.error = live.status, live.error
-        yield sse_frame("update", renderer.update() + renderer.state_fragment())
+        yield sse_frame(
+            "update", renderer.update() + renderer.earlier_fragments() + renderer.state_fragment()
+        )
     finally:
         live.unsubscribe(changed)
     yield DONE_FRAME
 
 
+def _follow_thread(live: LiveRun, renderer: StreamRenderer) -> None:
+    """The earlier runs whose cards a resume fills in, once the live run has folded them."""
+    runs = live.earlier_runs or []
+    if len(renderer.earlier) == len(runs):
+        return
+    view = renderer.view
+    renderer.earlier = [RunView(r, t, view.plan) for r, t in zip(runs, live.builder.earlier, strict=False)]
+
+
 async def _follow_stored(
-    run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs
+    run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs, earlier: list[Transcript]
 ) -> AsyncIterator[bytes]:
     """A run this process is not driving: read its event log as it grows, until it ends."""
     endpoint = run.conversation.endpoint
-    log = EventLogReader(run.pk, endpoint.protocol)
+    log = EventLogReader(run.pk, endpoint.protocol, earlier=earlier)
     view.transcript = log.transcript
     # No event for longer than the agent may stay silent: nobody is driving the run any more
     # (the server restarted mid-run). Say so, and keep what was said.
@@ -143,7 +152,7 @@ async def _follow_stored(
             )
         view.plan = inputs.plan(log.transcript.observed)
         html = renderer.first() if first else renderer.update()
-        html += renderer.state_fragment()
+        html += renderer.earlier_fragments() + renderer.state_fragment()
         first = False
         if html:
             yield sse_frame("update", html)

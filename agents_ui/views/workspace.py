@@ -13,12 +13,12 @@ from django.template.response import TemplateResponse
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
-from agents_ui.runs.history import transcript_of
+from agents_ui.runs.history import thread_runs
 from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
 from agents_ui.views.access import usable_endpoint, users_conversation
 from agents_ui.views.htmx import HtmxHttpRequest
-from agents_ui.views.run_render import RunView
+from agents_ui.views.run_render import RunView, pretty_json
 
 
 @login_required
@@ -60,6 +60,7 @@ async def render_workspace(
         "raw_negotiation": _pretty(prepared.negotiated.model_dump(mode="json")) if prepared else "",
         "conversation": conversation,
         "turns": turns,
+        "state": _last_state(turns),
         "running": any(view.live for _, view in turns),
         "recent": await _recent_conversations(user, endpoint),
         "composer_error": composer_error,
@@ -74,7 +75,6 @@ async def render_workspace(
 
 def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tuple[Message | None, RunView]]:
     """Each run with the message that started it, oldest first."""
-    runs = list(conversation.runs.order_by("created_at"))
     messages = {
         m.pk: m for m in conversation.messages.filter(role=Message.Role.USER).prefetch_related("attachments")
     }
@@ -82,19 +82,23 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
     for record in ApprovalRecord.objects.filter(run__conversation=conversation).select_related("decided_by"):
         decided.setdefault(record.run_id, {})[record.request_id] = record
     turns = []
-    seen: set[str] = set()
-    for run in runs:
-        run.conversation = conversation
+    for run, transcript in thread_runs(conversation):
         live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
-        transcript = transcript_of(run)
         view = RunView(
-            run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
-            earlier=frozenset(seen),
-        )  # fmt: skip
-        seen.update(m.id for m in transcript.messages)
-        seen.update(transcript.tool_calls)
+            run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {})
+        )
         turns.append((messages.get((run.request or {}).get("message_id")), view))
     return turns
+
+
+def _last_state(turns: list[tuple[Message | None, RunView]]) -> str:
+    """The thread's state document as its last run left it (or the run still going), for the panel."""
+    for _, view in reversed(turns):
+        if view.transcript.state is not None:
+            return view.state_json()
+        if view.run.state is not None:
+            return pretty_json(view.run.state)
+    return ""
 
 
 async def _recent_conversations(user: Any, endpoint: AgentEndpoint) -> list[Conversation]:
