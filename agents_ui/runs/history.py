@@ -7,34 +7,12 @@ resumes opened: a thread's runs are folded oldest first, each seeing the ones be
 
 from __future__ import annotations
 
-from agents_ui.models import ApprovalRecord, Conversation, Run
-from agents_ui.runs.event_log import replay, stored_events
-from agents_ui.runs.live import live_run
-from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+from agents_ui.models import ApprovalRecord, Run
+from agents_ui.runs.event_log import replay
+from agents_ui.runs.live import live_run, thread_runs
+from agents_ui.sdk.transcript import Transcript
 
-
-def thread_runs(conversation: Conversation, *, before: Run | None = None) -> list[tuple[Run, Transcript]]:
-    """The conversation's runs (those created before ``before``, if given), oldest first, each
-    folded with the ones before it. A run this process drives is its live transcript, already
-    folded with the runs before it."""
-    runs = conversation.runs.order_by("created_at", "id")
-    if before is not None:
-        runs = runs.filter(created_at__lt=before.created_at).exclude(pk=before.pk)
-    folded: list[tuple[Run, Transcript]] = []
-    for run in runs:
-        run.conversation = conversation
-        live = live_run(run.pk)
-        if live is not None and live.earlier_runs is not None:
-            # Its results for earlier calls are on its own copies of the earlier runs: show those.
-            folded = list(zip(live.earlier_runs, live.builder.earlier, strict=True))
-            folded.append((run, live.transcript))
-            continue
-        if live is not None:  # not begun yet: nothing of it to fold
-            folded.append((run, live.transcript))
-            continue
-        earlier = [t for _, t in folded]
-        folded.append((run, TranscriptBuilder(earlier=earlier).apply_all(stored_events(run))))
-    return folded
+__all__ = ["decided_for", "thread_runs", "transcript_of"]
 
 
 def transcript_of(run: Run) -> Transcript:

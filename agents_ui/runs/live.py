@@ -28,7 +28,7 @@ from django.utils import timezone
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
-from agents_ui.runs.event_log import event_record
+from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.inputs import agui_input, external_events
 from agents_ui.runs.writer import FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError, ExternalAgentClient
@@ -191,7 +191,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
     try:
         async with streaming_agent_client() as client:
             agent = sdk_client(endpoint, client)
-            earlier = await sync_to_async(_thread_before)(run)
+            earlier = await sync_to_async(thread_runs)(conversation, before=run)
             # The same (still empty) transcript, so that whoever follows it already keeps it.
             live.builder = TranscriptBuilder(live.transcript, earlier=[t for _, t in earlier])
             live.earlier_runs = [r for r, _ in earlier]
@@ -245,10 +245,28 @@ async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript
         await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=observed)
 
 
-def _thread_before(run: Run) -> list[tuple[Run, Transcript]]:
-    from agents_ui.runs.history import thread_runs  # it reads the live runs of this module
-
-    return thread_runs(run.conversation, before=run)
+def thread_runs(conversation: Conversation, *, before: Run | None = None) -> list[tuple[Run, Transcript]]:
+    """The conversation's runs (those created before ``before``, if given), oldest first, each
+    folded with the ones before it. A run this process drives is its live transcript, already
+    folded with the runs before it."""
+    runs = conversation.runs.order_by("created_at", "id")
+    if before is not None:
+        runs = runs.filter(created_at__lt=before.created_at).exclude(pk=before.pk)
+    folded: list[tuple[Run, Transcript]] = []
+    for run in runs:
+        run.conversation = conversation
+        live = live_run(run.pk)
+        if live is not None and live.earlier_runs is not None:
+            # Its results for earlier calls are on its own copies of the earlier runs: show those.
+            folded = list(zip(live.earlier_runs, live.builder.earlier, strict=True))
+            folded.append((run, live.transcript))
+            continue
+        if live is not None:  # not begun yet: nothing of it to fold
+            folded.append((run, live.transcript))
+            continue
+        earlier = [t for _, t in folded]
+        folded.append((run, TranscriptBuilder(earlier=earlier).apply_all(stored_events(run))))
+    return folded
 
 
 def _final_status(transcript: Transcript) -> tuple[str, str]:

@@ -263,20 +263,6 @@ class RunView:
             for g in self.transcript.grounding
         ]
 
-    def problems(self) -> list[str]:
-        """What went wrong in the agent's stream, in words for the person reading (each once)."""
-        found: list[str] = []
-        for problem in self.transcript.errors:
-            if "JSON Patch could not be applied" in problem:
-                # The library's own words name Python types and pointers: not for the person.
-                problem = (
-                    "The agent sent a change to its state that does not fit the state it has; "
-                    "the panel keeps the last state that made sense."
-                )
-            if problem not in found:
-                found.append(problem)
-        return found
-
     def state_json(self) -> str:
         return pretty_json(self.transcript.state if self.transcript.state is not None else {})
 

@@ -70,12 +70,6 @@ SEALED_TOOL_RESULT = (
     "defect 7: REASONING_ENCRYPTED_VALUE whose entityId is the tool-result message becomes an invented "
     "reasoning entry (and observed reasoning)",
 )
-STATE_DELTA_FIRST = (
-    "state-delta-first",
-    "defect 6: a STATE_DELTA before any STATE_SNAPSHOT is applied to no document and fails (the product "
-    "shows the Python error); it should patch {} or the thread's last state",
-)
-
 PROFILES = [
     Profile("pydantic-ai"),
     Profile("pydantic-ai", "store"),
@@ -92,7 +86,6 @@ PROFILES = [
         response_schema=False,
         wrapped_results=True,
         signed_reasoning=False,
-        defects=(STATE_DELTA_FIRST,),
     ),
     Profile(
         "agent-framework",
