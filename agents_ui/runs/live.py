@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
+from agents_ui.endpoints.plans import remembered
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
 from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.inputs import agui_input, external_events
@@ -237,12 +238,16 @@ async def _drive(run: Run, live: LiveRun) -> None:
 
 async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:
     """Evidence from this run about what the agent does, kept apart from its declaration."""
-    seen = transcript.observed
-    found = {"reasoning": seen.reasoning, "interrupts": seen.interrupts, "state": seen.state_events}
-    found = {key: True for key, value in found.items() if value}
-    if found and not found.items() <= (endpoint.observed or {}).items():
-        observed = {**(endpoint.observed or {}), **found}
+    observed = remembered(endpoint.observed, transcript.observed, _subagent_names(transcript.subagents))
+    if observed is not None:
         await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=observed)
+
+
+def _subagent_names(nodes: list[Any]) -> list[str]:
+    names: list[str] = []
+    for node in nodes:
+        names += [node.name or "", *_subagent_names(node.children)]
+    return names
 
 
 def thread_runs(conversation: Conversation, *, before: Run | None = None) -> list[tuple[Run, Transcript]]:

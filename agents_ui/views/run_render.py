@@ -18,7 +18,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 from markdown_it import MarkdownIt
 
-from agents_ui.decisions import Plan
+from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.models import Run
 from agents_ui.sdk.transcript import Transcript
 
@@ -404,6 +404,13 @@ class StreamRenderer:
                 self._answered[key] = signature
                 parts.append(self._swap("tool-call", owner.context(c=owner.call_view(record))))
         return "".join(parts)
+
+    def explain_fragment(self) -> str:
+        """The workspace's reasons for each control, under the plan the run's evidence changed."""
+        controls = [self.view.plan[name] for name in CONTROL_NAMES]
+        return render_to_string(
+            "agents_ui/workspace.html#explain-controls", {"controls": controls, "oob": True}
+        )
 
     def state_fragment(self) -> str:
         """The workspace's state panel, when the state document changed."""

@@ -13,6 +13,7 @@ from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
 from django.utils import timezone
 
+from agents_ui.capabilities import Observations
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
@@ -103,7 +104,7 @@ async def _follow_live(
             if now_observed != observed:
                 observed = now_observed
                 view.plan = inputs.plan(live.transcript.observed)
-                html = renderer.first()
+                html = renderer.first() + renderer.explain_fragment()
             else:
                 html = renderer.update()
             html += renderer.earlier_fragments() + renderer.state_fragment()
@@ -139,6 +140,7 @@ async def _follow_stored(
     # (the server restarted mid-run). Say so, and keep what was said.
     silence_limit = endpoint.read_timeout + 30
     first, last_progress = True, time.monotonic()
+    observed = _observed_key(log.transcript)
     while True:
         if await sync_to_async(log.read)(limit=5000):
             last_progress = time.monotonic()
@@ -152,6 +154,10 @@ async def _follow_stored(
             )
         view.plan = inputs.plan(log.transcript.observed)
         html = renderer.first() if first else renderer.update()
+        now_observed = _observed_key(log.transcript)
+        if now_observed != observed:
+            observed = now_observed
+            html += renderer.explain_fragment()
         html += renderer.earlier_fragments() + renderer.state_fragment()
         first = False
         if html:
@@ -162,6 +168,5 @@ async def _follow_stored(
         await asyncio.sleep(POLL_SECONDS)
 
 
-def _observed_key(transcript: Transcript) -> tuple[bool, bool, bool]:
-    seen = transcript.observed
-    return seen.reasoning, seen.interrupts, seen.state_events
+def _observed_key(transcript: Transcript) -> Observations:
+    return Observations.of(transcript.observed)

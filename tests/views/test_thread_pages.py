@@ -19,6 +19,7 @@ from django.test import AsyncClient
 
 from agents_ui.decisions import Observations, UserAbilities
 from agents_ui.decisions import decide as decide_plan
+from agents_ui.endpoints.plans import remembered
 from agents_ui.models import Conversation, Run
 from agents_ui.runs.live import LIVE
 from agents_ui.sdk import TranscriptBuilder
@@ -241,3 +242,25 @@ def test_a_text_tool_result_is_shown_without_json_quotes(conversation):
     view = RunView(run, builder.transcript, decide_plan(user=UserAbilities()))
     [item] = view.items()
     assert item["c"]["result"] == "Sent to Ada"
+
+
+async def test_explain_follows_the_reasoning_a_run_shows(thread):
+    _, person, _, _ = await thread("pydantic-ai-think-1.sse")
+    response = await person.post("/agents/peer/send/", {"content": "think about it"})
+    run_id = re.search(r'sse-connect="/runs/([0-9a-f-]+)/events/"', response.content.decode()).group(1)
+    stream = await person.get(f"/runs/{run_id}/events/")
+    body = b"".join([chunk async for chunk in stream.streaming_content]).decode()
+    await settle()
+    explain = body[body.index('id="explain-list"') :]
+    reasoning = re.search(r'data-explain="reasoning" data-decision="(\w+)"', explain).group(1)
+    assert reasoning == "shown"
+    assert "Hidden until a run shows it" not in explain.split('data-explain="reasoning"')[1].split("</li>")[0]
+
+
+@pytest.mark.django_db(transaction=False)
+def test_sub_agents_a_run_shows_are_kept_as_evidence():
+    transcript = TranscriptBuilder().apply_all(capture_events("langgraph-research-1.sse"))
+    kept = remembered({"reasoning": True}, transcript.observed, ["researcher", "researcher"])
+    assert kept["subagents"] is True and kept["subagent_names"] == ["researcher"] and kept["reasoning"]
+    assert Observations.from_json(kept).subagents_seen
+    assert remembered(kept, transcript.observed, ["researcher"]) is None  # nothing new
