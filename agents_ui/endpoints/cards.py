@@ -48,6 +48,13 @@ FILTERS: dict[str, str] = {
 def status_line(discovery: Discovery) -> StatusLine:
     if discovery.status == Status.DECLARED and discovery.needs_newer_client:
         return StatusLine("newer-client", f"Needs a newer client (SDK {discovery.min_version} or later)")
+    if (
+        discovery.status == Status.DECLARED
+        and discovery.protocol == AgentEndpoint.Protocol.AGUI
+        and discovery.raw == {}
+    ):
+        # ADK's adapter answers {} when nothing is configured: a route, but no declaration in it.
+        return StatusLine("declares-nothing", "Declares nothing")
     if discovery.status == Status.DECLARED:
         return StatusLine("declared", "Declared")
     if discovery.status == Status.NONE:

@@ -264,3 +264,20 @@ def test_sub_agents_a_run_shows_are_kept_as_evidence():
     assert kept["subagents"] is True and kept["subagent_names"] == ["researcher"] and kept["reasoning"]
     assert Observations.from_json(kept).subagents_seen
     assert remembered(kept, transcript.observed, ["researcher"]) is None  # nothing new
+
+
+async def test_an_agent_answering_an_empty_declaration_reads_as_declaring_nothing(fake_server):
+    bare = json.loads((INTEROP / "adk-bare-capabilities.json").read_text())
+    assert bare == {}
+
+    async def handler(exchange):
+        exchange.respond(200, bare)
+
+    server = await fake_server(handler)
+    await sync_to_async(make_endpoint)(slug="bare", base_url=f"{server.url}/bare")
+    person = Person()
+    await person.aforce_login(await sync_to_async(make_user)())
+    catalogue = (await person.get("/")).content.decode()
+    card = catalogue[catalogue.index('data-agent="bare"') :]
+    status = re.search(r'<span class="status small status-([\w-]+)"[^>]*>\s*([^<\n]*)', card)
+    assert status.groups() == ("declares-nothing", "Declares nothing")
