@@ -14,6 +14,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.utils import timezone
 
 from agents_ui.capabilities import Observations
+from agents_ui.capabilities.profile import NOTHING_SEEN
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
@@ -86,10 +87,14 @@ async def _follow_live(
     live: LiveRun, run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs
 ) -> AsyncIterator[bytes]:
     changed = live.subscribe()
+    # The page showed what earlier runs had seen: the explain panel follows this run's own evidence.
     observed = _observed_key(live.transcript)
+    # Events may have come since the plan was made: the plan and `observed` must agree.
+    view.plan = inputs.plan(live.transcript.observed)
     _follow_thread(live, renderer)
     try:
-        yield sse_frame("update", renderer.first() + renderer.state_fragment())
+        explain = renderer.explain_fragment() if observed != NOTHING_SEEN else ""
+        yield sse_frame("update", renderer.first() + explain + renderer.state_fragment())
         last = time.monotonic()
         while not live.done:
             await changed.wait()
