@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -17,6 +18,7 @@ from agents_ui.runs.history import thread_runs
 from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
 from agents_ui.views.access import usable_endpoint, users_conversation
+from agents_ui.views.client_tools import kept_answers
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView, pretty_json
 
@@ -82,11 +84,19 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
     for record in ApprovalRecord.objects.filter(run__conversation=conversation).select_related("decided_by"):
         decided.setdefault(record.run_id, {})[record.request_id] = record
     turns = []
-    for run, transcript in thread_runs(conversation):
+    folded = thread_runs(conversation)
+    runs = [run for run, _ in folded]
+    # A run's answers are carried by the run after it (call ids may repeat from one run to the next).
+    answers = {
+        asked.pk: {a.get("toolCallId"): a for a in (answering.request or {}).get("answers") or ()}
+        for asked, answering in itertools.pairwise(runs)
+    }
+    for run, transcript in folded:
         live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
         view = RunView(
-            run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {})
-        )
+            run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
+            answers={**kept_answers(run), **answers.get(run.pk, {})}, answerable=run is runs[-1],
+        )  # fmt: skip
         turns.append((messages.get((run.request or {}).get("message_id")), view))
     return turns
 

@@ -23,7 +23,8 @@ from tests.factories import make_user
 # AG-UI has no field for grounding, host context or stream profiles: always hidden for AG-UI agents.
 SHOWN: dict[str, set[str]] = {
     # reasoning.supported; tools.items; output.structuredOutput; humanInTheLoop.feedback;
-    # transport.streaming (stop); execution limits; multimodal.input.audio (upload). No
+    # transport.streaming (stop); execution limits; multimodal.input.audio (upload and the audio
+    # recorder); codeExecution in a sandbox; state.memory; custom.rateLimit (throttle, custom). No
     # approvals/interrupts declared: unknown. state declares only memory: no state panel.
     "research-assistant": {
         "identity",
@@ -34,6 +35,11 @@ SHOWN: dict[str, set[str]] = {
         "stop",
         "limits",
         "upload",
+        "audio-recorder",
+        "code-execution",
+        "memory",
+        "throttle",
+        "custom",
     },
     # multiAgent.subagents (4); tools.items; streaming; execution.maxIterations.
     "orchestrator": {"identity", "subagents", "tools", "stop", "limits"},

@@ -60,16 +60,6 @@ class Profile:
         return self.peer if self.endpoint == "default" else f"{self.peer}-{self.endpoint}"
 
 
-SIGNED_REASONING = (
-    "signed-reasoning",
-    "defect 7: REASONING_ENCRYPTED_VALUE (subtype message) for a reasoning message that streamed visible "
-    "text marks the entry encrypted, so the product hides the text behind 'Reasoning hidden'",
-)
-SEALED_TOOL_RESULT = (
-    "sealed-tool-result",
-    "defect 7: REASONING_ENCRYPTED_VALUE whose entityId is the tool-result message becomes an invented "
-    "reasoning entry (and observed reasoning)",
-)
 PROFILES = [
     Profile("pydantic-ai"),
     Profile("pydantic-ai", "store"),
