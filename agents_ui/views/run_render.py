@@ -53,6 +53,11 @@ def dom_id(prefix: str, value: str) -> str:
     return f"{prefix}-{hashlib.blake2s(value.encode(), digest_size=6).hexdigest()}"
 
 
+def call_dom(run_id: Any, call_id: str) -> str:
+    """A tool call's card id, scoped by run: AG-UI ids are not unique across the runs of a thread."""
+    return dom_id("call", f"{run_id}:{call_id}")
+
+
 def _maybe_json(value: Any) -> Any:
     """Answers often arrive as JSON text: show the document, not an escaped string."""
     if isinstance(value, str) and value[:1] in ("{", "["):
@@ -147,8 +152,7 @@ class RunView:
         original = confirmed_call(call.name, call.args)
         return {
             "id": call.id,
-            # Scoped by run: AG-UI ids are not unique across the runs of a thread.
-            "dom": dom_id("call", f"{self.run.pk}:{call.id}"),
+            "dom": call_dom(self.run.pk, call.id),
             "name": call.name,
             "confirms": original[0] if original else "",
             "complete": call.complete,
