@@ -46,11 +46,14 @@ test-e2e: setup
 	AGENTS_UI_E2E=1 DJANGO_ALLOW_ASYNC_UNSAFE=true $(VENV)/bin/pytest tests/e2e
 
 # Real AG-UI servers built with each framework's own adapter (tests/interop), each in its own
-# environment under .interop/ (created once, then reused), run through the product's SDK.
+# environment under .interop/ (created once, then reused), run through the product's SDK, then
+# through the product in the browser; the browser run writes the compatibility table docs/interop.md.
 .PHONY: interop
 interop: setup
 	bash scripts/interop_setup.sh
 	AGENTS_UI_INTEROP=1 $(VENV)/bin/pytest tests/interop
+	AGENTS_UI_INTEROP=1 AGENTS_UI_E2E=1 DJANGO_ALLOW_ASYNC_UNSAFE=true \
+		$(PY) -m pytest -p tests.interop.report tests/e2e/test_interop.py
 
 bench: setup
 	$(PY) -m benchmarks

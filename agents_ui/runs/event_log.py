@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agents_ui.models import AgentEndpoint, Run, RunEvent
@@ -40,13 +41,30 @@ def event_from_record(protocol: str, type_: str, payload: dict[str, Any]) -> Any
     return cls.model_validate(payload) if cls else None
 
 
+def _parsed(run_id: Any, protocol: str, rows: Iterable[tuple[str, Any]]) -> Iterator[Any]:
+    for type_, payload in rows:
+        try:
+            event = event_from_record(protocol, type_, payload)
+        except Exception:  # a stored event that no longer parses must not hide the rest
+            logger.warning("skipping stored event %s of run %s", type_, run_id, exc_info=True)
+            continue
+        if event is not None:
+            yield event
+
+
+def stored_events(run: Run) -> list[Any]:
+    """A run's stored events, parsed, in the order they arrived."""
+    rows = RunEvent.objects.filter(run_id=run.pk).order_by("seq").values_list("type", "payload")
+    return list(_parsed(run.pk, run.conversation.endpoint.protocol, rows))
+
+
 class EventLogReader:
     """Folds a run's event log into a transcript, each call going on from the last event it read."""
 
-    def __init__(self, run_id: Any, protocol: str) -> None:
+    def __init__(self, run_id: Any, protocol: str, *, earlier: Iterable[Transcript] = ()) -> None:
         self.run_id = run_id
         self.protocol = protocol
-        self.builder = TranscriptBuilder()
+        self.builder = TranscriptBuilder(earlier=earlier)
         self.last_seq = 0
 
     @property
@@ -63,15 +81,16 @@ class EventLogReader:
         count = 0
         # Row by row from the database cursor: a run may hold tens of megabytes of events, and
         # a page must not hold them all at once on top of the transcript they fold into.
-        for seq, type_, payload in (rows[:limit] if limit else rows).iterator(chunk_size=200):
-            self.last_seq, count = seq, count + 1
-            try:
-                event = event_from_record(self.protocol, type_, payload)
-            except Exception:  # a stored event that no longer parses must not hide the rest
-                logger.warning("skipping stored event %s of run %s", type_, self.run_id, exc_info=True)
-                continue
-            if event is not None:
-                self.builder.apply(event)
+        batch = (rows[:limit] if limit else rows).iterator(chunk_size=200)
+
+        def rows_seen():
+            nonlocal count
+            for seq, type_, payload in batch:
+                self.last_seq, count = seq, count + 1
+                yield type_, payload
+
+        for event in _parsed(self.run_id, self.protocol, rows_seen()):
+            self.builder.apply(event)
         return count
 
 

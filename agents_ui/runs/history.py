@@ -1,24 +1,18 @@
-"""A run's transcript, whoever drives it; what earlier runs already showed; what was decided."""
+"""A run's transcript, whoever drives it; the thread's runs folded together; what was decided.
+
+AG-UI ids are not unique across runs, and a resume's results belong to the calls the run it
+resumes opened: a thread's runs are folded oldest first, each seeing the ones before it
+(``fold_thread``), for the page and for the history the next run sends.
+"""
 
 from __future__ import annotations
 
 from agents_ui.models import ApprovalRecord, Run
 from agents_ui.runs.event_log import replay
-from agents_ui.runs.live import live_run
+from agents_ui.runs.live import live_run, thread_runs
 from agents_ui.sdk.transcript import Transcript
 
-
-def earlier_ids(run: Run) -> frozenset[str]:
-    """Ids of the messages and tool calls the conversation's earlier runs already showed."""
-    seen: set[str] = set()
-    for earlier in run.conversation.runs.filter(
-        created_at__lt=run.created_at, superseded_at__isnull=True
-    ).order_by("created_at"):
-        earlier.conversation = run.conversation
-        transcript = transcript_of(earlier)
-        seen.update(m.id for m in transcript.messages)
-        seen.update(transcript.tool_calls)
-    return frozenset(seen)
+__all__ = ["decided_for", "thread_runs", "transcript_of"]
 
 
 def transcript_of(run: Run) -> Transcript:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,6 @@ from ag_ui.core import (
     DocumentPart,
     FunctionCall,
     ImagePart,
-    ReasoningMessage,
     ResumeEntry,
     RunAgentInput,
     TextPart,
@@ -30,6 +29,8 @@ from django.http import HttpRequest
 from agents_ui.decisions import Plan
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
 from agents_ui.sdk import ExternalAgentClient
+from agents_ui.sdk.history import agui_history
+from agents_ui.sdk.transcript import Transcript
 
 
 @dataclass(frozen=True)
@@ -95,43 +96,35 @@ def host_context(
     return shared
 
 
-def agui_input(run: Run, *, send_state: bool = True) -> RunAgentInput:
-    """The conversation so far, and this run's request, as AG-UI wants it; the last state goes
-    back only with `send_state` (where state persists, or the agent did not say)."""
+def agui_input(
+    run: Run, earlier: Sequence[tuple[Run, Transcript]], *, send_state: bool = True
+) -> RunAgentInput:
+    """The thread so far, and this run's request, as AG-UI wants it.
+
+    ``earlier``: the thread's runs before this one, each folded with the ones before it. Every
+    run sends the whole AG-UI history (docs/PROTOCOLS.md 1.1): an agent that keeps no thread of
+    its own knows it only from there, and checks that each tool result answers a call it holds.
+    The last state goes back only with ``send_state`` (where state persists, or the agent did not say).
+    """
     conversation = run.conversation
     request = run.request or {}
-    # The thread as it stands: what was edited away or answered again is not history any more.
-    history = list(
-        conversation.messages.filter(superseded_at__isnull=True)
-        .order_by("created_at", "id")
-        .prefetch_related("attachments")
-    )
-    current = request.get("message_id")
-    # Sealed reasoning goes back on the message it belongs to (REASONING_ENCRYPTED_VALUE's entityId),
-    # or as a reasoning message of its own when that message is not in the history.
-    sealed = {m.remote_id: m for m in history if m.role == Message.Role.REASONING and m.encrypted_value}
-    messages: list[Any] = []
-    for message in history:
-        if message.role == Message.Role.USER:
-            content: Any = message.content
-            if message.pk == current:
-                parts = [content_part(a) for a in message.attachments.all()]
-                if parts:
-                    content = [TextPart(text=message.content), *parts]
-            messages.append(UserMessage(id=f"user-{message.pk}", content=content))
-        elif message.role == Message.Role.ASSISTANT:
-            blob = sealed.pop(message.remote_id, None) if message.remote_id else None
-            messages.append(
-                AssistantMessage(
-                    id=message.remote_id or f"assistant-{message.pk}",
-                    content=message.content,
-                    encrypted_value=blob.encrypted_value if blob else None,
-                )
-            )
-    messages += [
-        ReasoningMessage(id=m.remote_id or f"reasoning-{m.pk}", content="", encrypted_value=m.encrypted_value)
-        for m in sealed.values()
-    ]
+    users = {
+        m.pk: m for m in conversation.messages.filter(role=Message.Role.USER).prefetch_related("attachments")
+    }
+    turns = []
+    for earlier_run, transcript in earlier:
+        said = users.get((earlier_run.request or {}).get("message_id"))
+        turns.append((UserMessage(id=f"user-{said.pk}", content=said.content) if said else None, transcript))
+    # The person's answers to calls the client runs open this run, after the calls they answer.
+    answers = answer_messages(request.get("answers"))
+    messages: list[Any] = agui_history(turns, resuming=bool(request.get("resume")), answers=answers)
+    current = users.get(request.get("message_id"))
+    if current is not None:
+        content: Any = current.content
+        parts = [content_part(a) for a in current.attachments.all()]
+        if parts:
+            content = [TextPart(text=current.content), *parts]
+        messages.append(UserMessage(id=f"user-{current.pk}", content=content))
     previous = (
         conversation.runs.exclude(pk=run.pk)
         .filter(superseded_at__isnull=True)
@@ -150,7 +143,7 @@ def agui_input(run: Run, *, send_state: bool = True) -> RunAgentInput:
         thread_id=conversation.thread_id,
         run_id=str(run.id),
         protocol_version="1.0",
-        messages=with_answers(messages, request.get("answers") or ()),
+        messages=messages,
         state=previous.state if previous else None,
         tools=[],
         context=[],

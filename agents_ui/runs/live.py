@@ -28,13 +28,12 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
-from agents_ui.capabilities import Observations
 from agents_ui.decisions import Plan
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
-from agents_ui.endpoints.plans import offered_client_tools
+from agents_ui.endpoints.plans import offered_client_tools, remembered
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
-from agents_ui.runs.event_log import event_record
+from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.inputs import ToolAnswer, agui_input, external_events
 from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError, ExternalAgentClient
@@ -70,6 +69,9 @@ class LiveRun:
     error: str = ""
     task: asyncio.Task | None = None
     conversation: Conversation | None = None
+    # The thread's earlier runs, beside their transcripts in ``builder.earlier`` (set before the
+    # first event; a resume's results land on those transcripts' calls).
+    earlier_runs: list[Run] | None = None
     _subscribers: set[asyncio.Event] = field(default_factory=set)
     # (seq, type, JSON text) waiting for the process's writer.
     _pending: list[tuple[int, str, str]] = field(default_factory=list)
@@ -266,6 +268,11 @@ async def _drive(run: Run, live: LiveRun) -> None:
     try:
         async with streaming_agent_client() as client:
             agent = sdk_client(endpoint, client)
+            earlier = await sync_to_async(thread_runs)(conversation, before=run)
+            # The same (still empty) transcript, so that whoever follows it already keeps it.
+            live.builder = TranscriptBuilder(live.transcript, earlier=[t for _, t in earlier])
+            live.earlier_runs = [r for r, _ in earlier]
+            live.notify()  # followers learn the earlier runs
             if isinstance(agent, ExternalAgentClient):
                 agent.timeout = httpx.Timeout(
                     max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
@@ -273,7 +280,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 events = await external_events(agent, run)
             else:
                 how = live.connection
-                run_input = await sync_to_async(agui_input)(run, send_state=how.send_state)
+                run_input = await sync_to_async(agui_input)(run, earlier, send_state=how.send_state)
                 tools = await offered_client_tools(endpoint)
                 events = agent.run_frames(
                     run_input.model_copy(update={"tools": tools}), stream=how.stream, resume=how.resume
@@ -328,10 +335,41 @@ def apply_answers(live: LiveRun, run: Run) -> None:
 
 async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:
     """Evidence from this run about what the agent does, kept apart from its declaration."""
-    stored = Observations.from_json(endpoint.observed)
-    merged = stored | Observations.of(transcript.observed)
-    if merged != stored:
-        await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=merged.to_json())
+    observed = remembered(endpoint.observed, transcript.observed, _subagent_names(transcript.subagents))
+    if observed is not None:
+        await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=observed)
+
+
+def _subagent_names(nodes: list[Any]) -> list[str]:
+    names: list[str] = []
+    for node in nodes:
+        names += [node.name or "", *_subagent_names(node.children)]
+    return names
+
+
+def thread_runs(conversation: Conversation, *, before: Run | None = None) -> list[tuple[Run, Transcript]]:
+    """The conversation's runs (those created before ``before``, if given), oldest first, each
+    folded with the ones before it. A run this process drives is its live transcript, already
+    folded with the runs before it."""
+    # What was edited away or answered again is not part of the thread any more.
+    runs = conversation.runs.filter(superseded_at__isnull=True).order_by("created_at", "id")
+    if before is not None:
+        runs = runs.filter(created_at__lt=before.created_at).exclude(pk=before.pk)
+    folded: list[tuple[Run, Transcript]] = []
+    for run in runs:
+        run.conversation = conversation
+        live = live_run(run.pk)
+        if live is not None and live.earlier_runs is not None:
+            # Its results for earlier calls are on its own copies of the earlier runs: show those.
+            folded = list(zip(live.earlier_runs, live.builder.earlier, strict=True))
+            folded.append((run, live.transcript))
+            continue
+        if live is not None:  # not begun yet: nothing of it to fold
+            folded.append((run, live.transcript))
+            continue
+        earlier = [t for _, t in folded]
+        folded.append((run, TranscriptBuilder(earlier=earlier).apply_all(stored_events(run))))
+    return folded
 
 
 def _final_status(transcript: Transcript) -> tuple[str, str]:

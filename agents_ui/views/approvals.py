@@ -21,7 +21,7 @@ from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import agent_client, sdk_client
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Run
-from agents_ui.runs.history import decided_for, earlier_ids, transcript_of
+from agents_ui.runs.history import decided_for, transcript_of
 from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import live_run, start_run
 from agents_ui.sdk import AgentError, ExternalAgentClient, validate_against_async
@@ -108,8 +108,7 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
         return redirect(run.conversation.get_absolute_url())
     decided = await sync_to_async(decided_for)(run)
     old = RunView(run, transcript, plan, can_approve=True, decided=decided)
-    earlier = await sync_to_async(earlier_ids)(new_run)
-    new_view = RunView(new_run, transcript_of(new_run), plan, can_approve=True, live=True, earlier=earlier)
+    new_view = RunView(new_run, transcript_of(new_run), plan, can_approve=True, live=True)
     # The new run goes after the old one; the old one's approvals now show what was decided.
     return TemplateResponse(request, "agents_ui/run.html#decided", {"old": old, "new": new_view})
 

@@ -18,13 +18,13 @@ from django.views.decorators.http import require_POST
 
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Run
-from agents_ui.runs.history import earlier_ids, transcript_of
+from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import RunRequest, ToolAnswer
 from agents_ui.runs.live import start_run
 from agents_ui.sdk.client_tools import DISMISSED, client_tool, other_answer, read_answer
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
-from agents_ui.views.run_render import RunView, dom_id
+from agents_ui.views.run_render import RunView, call_dom
 
 
 class _Refused(Exception):
@@ -51,7 +51,7 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     call = transcript.tool_calls.get(call_id)
     if call is None or run.conversation.endpoint.protocol != AgentEndpoint.Protocol.AGUI:
         raise Http404("No such tool call.")
-    errors_id = f"{dom_id('call', call_id)}-errors"
+    errors_id = f"{call_dom(run.pk, call_id)}-errors"
     inputs = await plan_inputs(run.conversation.endpoint, await user_abilities(await request.auser()))
     plan = inputs.plan()
     # The calls the run left for the client, and, of those, the ones without a kept answer yet.
@@ -97,8 +97,7 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     if not request.htmx:
         return redirect(run.conversation.get_absolute_url())
     old = RunView(run, transcript, plan, answers=answers, answerable=False)
-    earlier = await sync_to_async(earlier_ids)(new_run)
-    new_view = RunView(new_run, transcript_of(new_run), plan, live=True, earlier=earlier)
+    new_view = RunView(new_run, transcript_of(new_run), plan, live=True)
     # Every card answered now shows what was sent (the kept ones said they were waiting).
     calls = [old.call_view(transcript.tool_calls[call_id]) for call_id in answers]
     return TemplateResponse(

@@ -37,7 +37,7 @@ async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
     waiting = {
         conversation_id
         async for conversation_id in Run.objects.filter(
-            conversation__in=[c.pk for c in threads], status=Run.Status.INTERRUPTED
+            conversation__in=[c.pk for c in threads], status=Run.Status.INTERRUPTED, approvals__isnull=True
         ).values_list("conversation_id", flat=True)
     }
     groups: dict[AgentEndpoint, list[Conversation]] = {}

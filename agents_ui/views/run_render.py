@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from markdown_it import MarkdownIt
 
-from agents_ui.decisions import Plan
+from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.sdk.client_tools import client_tool
 from agents_ui.sdk.limits import safe_link
@@ -68,14 +68,45 @@ def dom_id(prefix: str, value: str) -> str:
     return f"{prefix}-{hashlib.blake2s(value.encode(), digest_size=6).hexdigest()}"
 
 
+def call_dom(run_id: Any, call_id: str) -> str:
+    """A tool call's card id, scoped by run: AG-UI ids are not unique across the runs of a thread."""
+    return dom_id("call", f"{run_id}:{call_id}")
+
+
 def _maybe_json(value: Any) -> Any:
-    """Tool results often arrive as JSON text: show the document, not an escaped string."""
+    """Answers often arrive as JSON text: show the document, not an escaped string."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
             return json.loads(value)
         except ValueError:
             return value
     return value
+
+
+def confirmed_call(name: str, args: Any) -> tuple[str, Any] | None:
+    """The call a confirmation tool asks about, (name, arguments): ADK's ``adk_request_confirmation``
+    carries it as ``originalFunctionCall``."""
+    if name != "adk_request_confirmation" or not isinstance(args, dict):
+        return None
+    original = args.get("originalFunctionCall")
+    if not isinstance(original, dict) or not isinstance(original.get("name"), str):
+        return None
+    return original["name"][:200], original.get("args") if original.get("args") is not None else {}
+
+
+def plain_arguments(args: Any) -> list[tuple[str, str]]:
+    """Arguments as "name: value" lines, when each is a plain value; [] otherwise (shown as JSON)."""
+    if not isinstance(args, dict) or not args:
+        return []
+    if not all(isinstance(v, str | int | float | bool) or v is None for v in args.values()):
+        return []
+    return [(str(k), _plain(v)) for k, v in args.items()]
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "none" if value is None else str(value)
 
 
 def pretty_json(value: Any) -> str:
@@ -96,9 +127,6 @@ class RunView:
     live: bool = False
     # Decisions already recorded for this run's requests: request id -> ApprovalRecord.
     decided: dict[str, Any] = field(default_factory=dict)
-    # Messages and tool calls an earlier run of the conversation already showed (a
-    # MESSAGES_SNAPSHOT repeats the whole history): not shown twice.
-    earlier: frozenset[str] = frozenset()
     # The conversation's newest turn: the one that can be answered again.
     last: bool = True
     # The person's own ratings of this conversation's answers: message id -> "up" | "down".
@@ -111,7 +139,7 @@ class RunView:
     answerable: bool = True
 
     def shows(self, message: Any) -> bool:
-        return message.role == "assistant" and message.text_length > 0 and message.id not in self.earlier
+        return message.role == "assistant" and message.text_length > 0
 
     @property
     def dom(self) -> str:
@@ -125,8 +153,7 @@ class RunView:
             if self.shows(message):
                 entries.append((message.position, 0, {"kind": "message", "m": self.message_view(message)}))
         for call in transcript.tool_calls.values():
-            if call.id not in self.earlier:
-                entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
+            entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
         entries.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in entries]
 
@@ -146,14 +173,16 @@ class RunView:
         }
 
     def call_view(self, call: Any) -> dict[str, Any]:
+        original = confirmed_call(call.name, call.args)
         args, args_hidden = shown_tail(
             pretty_json(call.args) if call.complete and call.args_error is None else call.args_text
         )
-        result, result_hidden = shown_tail(pretty_json(_maybe_json(call.result)) if call.has_result else "")
+        result, result_hidden = shown_tail(call.result_display if call.has_result else "")
         return {
             "id": call.id,
-            "dom": dom_id("call", call.id),
+            "dom": call_dom(self.run.pk, call.id),
             "name": call.name,
+            "confirms": original[0] if original else "",
             "complete": call.complete,
             "args": args,
             "args_hidden": args_hidden,
@@ -257,7 +286,12 @@ class RunView:
             call = self.transcript.tool_calls.get(interrupt.tool_call_id or "")
             schema = interrupt.response_schema or {}
             metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
-            info = self._tool_info(call.name if call else "")
+            tool = call.name if call else ""
+            args = call.args if call and call.args is not None else {}
+            original = confirmed_call(tool, args)
+            if original:  # a confirmation tool wrapping the call it asks about: show that call
+                tool, args = original
+            info = self._tool_info(tool)
             edits = self.plan["approvals"].details.can_edit(schema)
             found.append(
                 {
@@ -265,9 +299,10 @@ class RunView:
                     "dom": dom_id("int", interrupt.id),
                     "reason": interrupt.reason,
                     "message": interrupt.message,
-                    "tool": call.name if call else "",
-                    "args": call.args if call and call.args is not None else {},
-                    "args_json": pretty_json(call.args if call and call.args is not None else {}),
+                    "tool": tool,
+                    "args": args,
+                    "args_json": pretty_json(args),
+                    "args_list": plain_arguments(args),
                     "expires_at": interrupt.expires_at,
                     "editable": edits,
                     "side_effect_class": metadata.get("sideEffectClass") or info.get("side_effect_class"),
@@ -431,6 +466,8 @@ class StreamRenderer:
     view: RunView
     # The run this process drives, when it does: it timed the agent's reasoning.
     timer: Any = None
+    # The thread's earlier runs: a resume's results go on the cards they show.
+    earlier: list[RunView] = field(default_factory=list)
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
     _complete: set[str] = field(default_factory=set)
     _reasoning: dict[str, int] = field(default_factory=dict)
@@ -442,6 +479,10 @@ class StreamRenderer:
     _seen_plan: Any = None
     _reasoning_shown: bool = False
     _state_revision: int = -1  # the revision the state panel was last looked at
+    _answered: dict[tuple[Any, str], tuple] = field(default_factory=dict)
+    # Whether this stream sent the state panel whole (the page may have it hidden: nothing declared
+    # state when it was rendered).
+    _state_panel_shown: bool = False
 
     def first(self) -> str:
         """Everything, replacing what the page had: the page and the stream may be a moment apart."""
@@ -524,8 +565,6 @@ class StreamRenderer:
                 parts.append(self._swap("message", view.context(m=view.message_view(message))))
         structural = not self._append_growth(parts)
         for call in transcript.tool_calls.values():
-            if call.id in view.earlier:
-                continue
             signature = self._call_signature(call)
             previous = self._calls.get(call.id)
             if previous is None:
@@ -542,6 +581,27 @@ class StreamRenderer:
             return self.first()
         return "".join(parts)
 
+    def earlier_fragments(self) -> str:
+        """The cards of earlier runs whose calls this run answered (a resume), when they changed."""
+        parts = []
+        for call_id, record in self.view.transcript.answered_earlier.items():
+            owner = next((v for v in self.earlier if v.transcript.tool_calls.get(call_id) is record), None)
+            if owner is None:
+                continue
+            signature = (record.has_result, record.status, len(record.args_text), record.result_error)
+            key = (owner.run.pk, call_id)
+            if self._answered.get(key) != signature:
+                self._answered[key] = signature
+                parts.append(self._swap("tool-call", owner.context(c=owner.call_view(record))))
+        return "".join(parts)
+
+    def explain_fragment(self) -> str:
+        """The workspace's reasons for each control, under the plan the run's evidence changed."""
+        controls = [self.view.plan[name] for name in CONTROL_NAMES]
+        return render_to_string(
+            "agents_ui/workspace.html#explain-controls", {"controls": controls, "oob": True}
+        )
+
     def _call_signature(self, call: Any) -> tuple:
         # The run's status too: a call left without a result becomes answerable when the run ends.
         return (call.complete, call.has_result, len(call.args_text), call.status, self.view.run.status)
@@ -557,8 +617,17 @@ class StreamRenderer:
         if self._signatures.get("state") == signature:
             return ""
         self._signatures["state"] = signature
+        tree = state_tree(state)
+        shown = self.view.plan["state"].visible
+        if shown and not self._state_panel_shown:
+            # The page's panel may be hidden (nothing declared state): the first document shows it whole.
+            self._state_panel_shown = True
+            return render_to_string(
+                "agents_ui/workspace.html#state",
+                {"plan": self.view.plan, "state": signature, "tree": tree, "oob": True},
+            )
         return render_to_string(
-            "agents_ui/state_document.html", {"state": signature, "tree": state_tree(state), "oob": True}
+            "agents_ui/state_document.html", {"state": signature, "tree": tree, "oob": True}
         )
 
     def _sections(self) -> list[tuple[str, Any, str]]:

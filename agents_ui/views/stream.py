@@ -14,10 +14,11 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.utils import timezone
 
 from agents_ui.capabilities import Observations
+from agents_ui.capabilities.profile import NOTHING_SEEN
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
-from agents_ui.runs.history import decided_for, earlier_ids, thought_seconds
+from agents_ui.runs.history import decided_for, thought_seconds, thread_runs
 from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 from agents_ui.views.access import users_run
@@ -47,31 +48,27 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     abilities = await user_abilities(await request.auser())
     inputs = await plan_inputs(run.conversation.endpoint, abilities)
     decided = await sync_to_async(decided_for)(run)
-    earlier = await sync_to_async(earlier_ids)(run)
+    live = live_run(run.pk)
+    # A run driven elsewhere is read from its log, folded with the runs before it.
+    earlier = [] if live is not None else await sync_to_async(thread_runs)(run.conversation, before=run)
     # A run this process does not drive (finished, or driven elsewhere): its event log has the times.
-    thought = None if live_run(run.pk) else await sync_to_async(thought_seconds)(run)
+    thought = None if live else await sync_to_async(thought_seconds)(run)
     # A stream may stay open for minutes: it must not hold a database connection meanwhile (the
     # request's thread keeps its own connection until the response ends).
     await sync_to_async(connections.close_all)()
-    live = live_run(run.pk)
     if live is not None:  # decisions taken from now on land in the same dict
         live.decided.update(decided)
         decided = live.decided
     source = live.transcript if live else TranscriptBuilder().transcript
-    view = RunView(
-        run,
-        source,
-        inputs.plan(source.observed),
-        can_approve=abilities.can_approve,
-        decided=decided,
-        earlier=earlier,
-    )
+    plan = inputs.plan(source.observed)
+    view = RunView(run, source, plan, can_approve=abilities.can_approve, decided=decided)
     view.thought = thought
     renderer = StreamRenderer(view, timer=live)
     if live is not None:
         frames = _follow_live(live, run, view, renderer, inputs)
     else:
-        frames = _follow_stored(run, view, renderer, inputs)
+        renderer.earlier = [RunView(r, t, plan) for r, t in earlier]
+        frames = _follow_stored(run, view, renderer, inputs, [t for _, t in earlier])
     response = EventStreamResponse(frames, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
@@ -96,9 +93,14 @@ async def _follow_live(
     live: LiveRun, run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs
 ) -> AsyncIterator[bytes]:
     changed = live.subscribe()
+    # The page showed what earlier runs had seen: the explain panel follows this run's own evidence.
     observed = _observed_key(live.transcript)
+    # Events may have come since the plan was made: the plan and `observed` must agree.
+    view.plan = inputs.plan(live.transcript.observed)
+    _follow_thread(live, renderer)
     try:
-        yield sse_frame("update", renderer.first() + renderer.state_fragment())
+        explain = renderer.explain_fragment() if observed != NOTHING_SEEN else ""
+        yield sse_frame("update", renderer.first() + explain + renderer.state_fragment())
         last = time.monotonic()
         while not live.done:
             await changed.wait()
@@ -109,34 +111,47 @@ async def _follow_live(
             if live.done:
                 run.status, run.error = live.status, live.error
             now_observed = _observed_key(live.transcript)
+            _follow_thread(live, renderer)
             if now_observed != observed:
                 observed = now_observed
                 view.plan = inputs.plan(live.transcript.observed)
-                html = renderer.first()
+                html = renderer.first() + renderer.explain_fragment()
             else:
                 html = renderer.update()
-            html += renderer.state_fragment()
+            html += renderer.earlier_fragments() + renderer.state_fragment()
             if html:
                 yield sse_frame("update", html)
                 last = time.monotonic()
         run.status, run.error = live.status, live.error
-        yield sse_frame("update", renderer.update() + renderer.state_fragment())
+        yield sse_frame(
+            "update", renderer.update() + renderer.earlier_fragments() + renderer.state_fragment()
+        )
     finally:
         live.unsubscribe(changed)
     yield DONE_FRAME
 
 
+def _follow_thread(live: LiveRun, renderer: StreamRenderer) -> None:
+    """The earlier runs whose cards a resume fills in, once the live run has folded them."""
+    runs = live.earlier_runs or []
+    if len(renderer.earlier) == len(runs):
+        return
+    view = renderer.view
+    renderer.earlier = [RunView(r, t, view.plan) for r, t in zip(runs, live.builder.earlier, strict=False)]
+
+
 async def _follow_stored(
-    run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs
+    run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs, earlier: list[Transcript]
 ) -> AsyncIterator[bytes]:
     """A run this process is not driving: read its event log as it grows, until it ends."""
     endpoint = run.conversation.endpoint
-    log = EventLogReader(run.pk, endpoint.protocol)
+    log = EventLogReader(run.pk, endpoint.protocol, earlier=earlier)
     view.transcript = log.transcript
     # No event for longer than the agent may stay silent: nobody is driving the run any more
     # (the server restarted mid-run). Say so, and keep what was said.
     silence_limit = endpoint.read_timeout + 30
     first, last_progress = True, time.monotonic()
+    observed = _observed_key(log.transcript)
     while True:
         if await sync_to_async(log.read)(limit=5000):
             last_progress = time.monotonic()
@@ -150,7 +165,11 @@ async def _follow_stored(
             )
         view.plan = inputs.plan(log.transcript.observed)
         html = renderer.first() if first else renderer.update()
-        html += renderer.state_fragment()
+        now_observed = _observed_key(log.transcript)
+        if now_observed != observed:
+            observed = now_observed
+            html += renderer.explain_fragment()
+        html += renderer.earlier_fragments() + renderer.state_fragment()
         first = False
         if html:
             yield sse_frame("update", html)

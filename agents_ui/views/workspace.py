@@ -15,14 +15,14 @@ from django.template.response import TemplateResponse
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Feedback, Message, Run
-from agents_ui.runs.history import thought_seconds, transcript_of
+from agents_ui.runs.history import thought_seconds, thread_runs
 from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
 from agents_ui.runs.throttle import allowance
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
 from agents_ui.views.client_tools import kept_answers
 from agents_ui.views.htmx import HtmxHttpRequest
-from agents_ui.views.run_render import RunView
+from agents_ui.views.run_render import RunView, pretty_json
 
 
 @login_required
@@ -64,6 +64,7 @@ async def render_workspace(
         "raw_negotiation": _pretty(prepared.negotiated.model_dump(mode="json")) if prepared else "",
         "conversation": conversation,
         "turns": turns,
+        "state": _last_state(turns),
         "running": any(view.live for _, view in turns),
         "recent": await _recent_conversations(user, endpoint),
         "composer_error": composer_error,
@@ -87,7 +88,6 @@ def new_client_token() -> str:
 
 def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tuple[Message | None, RunView]]:
     """Each run with the message that started it, oldest first."""
-    runs = list(conversation.runs.filter(superseded_at__isnull=True).order_by("created_at"))
     messages = {
         m.pk: m for m in conversation.messages.filter(role=Message.Role.USER).prefetch_related("attachments")
     }
@@ -100,26 +100,32 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
     for record in ApprovalRecord.objects.filter(run__conversation=conversation).select_related("decided_by"):
         decided.setdefault(record.run_id, {})[record.request_id] = record
     turns = []
-    seen: set[str] = set()
+    folded = thread_runs(conversation)
+    runs = [run for run, _ in folded]
     # A run's answers are carried by the run after it (call ids may repeat from one run to the next).
     answers = {
         asked.pk: {a.get("toolCallId"): a for a in (answering.request or {}).get("answers") or ()}
         for asked, answering in itertools.pairwise(runs)
     }
-    for run in runs:
-        run.conversation = conversation
+    for run, transcript in folded:
         live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
-        transcript = transcript_of(run)
         view = RunView(
             run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
-            earlier=frozenset(seen), answers={**kept_answers(run), **answers.get(run.pk, {})},
-            answerable=run is runs[-1], last=run is runs[-1], feedback=feedback,
-            thought=thought_seconds(run, transcript),
+            answers={**kept_answers(run), **answers.get(run.pk, {})}, answerable=run is runs[-1],
+            last=run is runs[-1], feedback=feedback, thought=thought_seconds(run, transcript),
         )  # fmt: skip
-        seen.update(m.id for m in transcript.messages)
-        seen.update(transcript.tool_calls)
         turns.append((messages.get((run.request or {}).get("message_id")), view))
     return turns
+
+
+def _last_state(turns: list[tuple[Message | None, RunView]]) -> str:
+    """The thread's state document as its last run left it (or the run still going), for the panel."""
+    for _, view in reversed(turns):
+        if view.transcript.state is not None:
+            return view.state_json()
+        if view.run.state is not None:
+            return pretty_json(view.run.state)
+    return ""
 
 
 async def _recent_conversations(user: Any, endpoint: AgentEndpoint) -> list[Conversation]:

@@ -495,7 +495,7 @@ def write_readme(records: list[Record], versions: dict[str, dict[str, str]]) -> 
         "of one thread share its `threadId` and each sends the history the one before left (AG-UI's",
         "client's full history: assistant messages with `toolCalls`, tool messages, reasoning messages",
         'with `encryptedValue`), unless the request column says "product history": what the product',
-        "sends today (assistant text only). `manifest.json` lists the same in JSON.",
+        "used to send (assistant text only). `manifest.json` lists the same in JSON.",
         "",
         "## Versions",
         "",

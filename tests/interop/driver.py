@@ -1,8 +1,8 @@
 """A conversation with a real AG-UI peer through the product's SDK, as a careful client holds it.
 
 Each run goes through ``AgUiAgent.run_frames`` and is folded with ``TranscriptBuilder``, once on its
-own (what the product stores per run) and once into the thread's transcript (every run of the
-thread folded in order, which is where a resume's result must meet its original call). The history
+own and once with the thread's earlier runs (as the product folds a thread: ``fold_thread``, which
+is where a resume's result must meet its original call). The history
 sent back is AG-UI's client's full history (``history.full_history``).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput, Tool
 
-from agents_ui.sdk import AgUiAgent, Transcript, TranscriptBuilder
+from agents_ui.sdk import AgUiAgent, ToolCallRecord, Transcript, TranscriptBuilder
 from tests.interop import history
 
 
@@ -49,11 +49,15 @@ class AgUiThread:
     messages: list[dict[str, Any]] = field(default_factory=list)
     state: Any = None
     runs: list[RunResult] = field(default_factory=list)
-    thread: TranscriptBuilder = field(default_factory=TranscriptBuilder)
+    # Each run folded with the ones before it, oldest first.
+    thread: list[Transcript] = field(default_factory=list)
 
-    @property
-    def transcript(self) -> Transcript:
-        return self.thread.transcript
+    def call(self, tool_call_id: str) -> ToolCallRecord:
+        """The thread's latest call with this id, as the thread shows it."""
+        for transcript in reversed(self.thread):
+            if tool_call_id in transcript.tool_calls:
+                return transcript.tool_calls[tool_call_id]
+        raise KeyError(tool_call_id)
 
     @property
     def last(self) -> RunResult:
@@ -82,13 +86,15 @@ class AgUiThread:
         )
         agent = AgUiAgent(self.url, timeout=60)
         own = TranscriptBuilder()
+        folded = TranscriptBuilder(earlier=self.thread)
         events: list[Any] = []
         frames: list[dict[str, Any]] = []
         async for event, raw in agent.run_frames(request):
             events.append(event)
             frames.append(json.loads(raw))
             own.apply(event)
-            self.thread.apply(event)
+            folded.apply(event)
+        self.thread.append(folded.transcript)
         result = RunResult(request, events, frames, own.transcript)
         self.runs.append(result)
         self.messages = history.full_history(sent, frames)

@@ -111,7 +111,8 @@ def full_history(sent: Iterable[dict[str, Any]], events: Iterable[dict[str, Any]
 
 
 def product_history(messages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What the product sends back today (``agents_ui.runs._agui_input``).
+    """What the product used to send back, before it sent the full history (the captures'
+    "product history" runs show what real servers make of it).
 
     User messages; assistant messages that have text, as text only (no ``toolCalls``; a turn that
     only called tools is left out); no tool messages; and every entity a message-subtype

@@ -22,10 +22,6 @@ from tests.interop import common
 pytestmark = pytest.mark.django_db(transaction=True)
 
 REFUND = common.refund_text(common.REFUND_ARGS["order_id"], common.REFUND_ARGS["amount"])
-HISTORY_WITHOUT_TOOL_CALLS = (
-    "defect 2: the product sends the thread's history without the assistant's toolCalls and without "
-    "tool messages (a turn that only called tools is left out)"
-)
 
 
 async def _endpoint(url: str):
@@ -88,7 +84,6 @@ async def test_the_product_holds_a_text_conversation_with_pydantic_ai(pydantic_a
     assert await _answer(second) == "Hello again! I see 1 earlier answer(s)."
 
 
-@pytest.mark.xfail(strict=True, reason=HISTORY_WITHOUT_TOOL_CALLS)
 async def test_the_product_sends_the_tool_calls_of_earlier_turns(pydantic_ai):
     first = await _say(pydantic_ai, "what is the weather in Paris?")
     assert first.status == Run.Status.COMPLETED
@@ -104,11 +99,6 @@ async def test_the_product_shows_a_pydantic_ai_approval(pydantic_ai):
     assert (interrupt.id, interrupt.tool_call_id) == ("int-call_refund", "call_refund")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=HISTORY_WITHOUT_TOOL_CALLS + ": pydantic-ai answers the resume with RUN_ERROR 'Tool call results "
-    "were provided, but the message history does not contain a `ModelResponse`'",
-)
 async def test_the_product_resumes_a_pydantic_ai_approval(pydantic_ai):
     run = await _say(pydantic_ai, "refund my order A-1001")
     resumed = await _resume(run, {"approved": True})

@@ -14,8 +14,7 @@ from asgiref.sync import sync_to_async
 
 from agents_ui.decisions import Observations, UserAbilities, decide
 from agents_ui.models import ApprovalRecord, Conversation, Message, Run, RunEvent
-from agents_ui.runs.event_log import replay
-from agents_ui.runs.history import earlier_ids
+from agents_ui.runs.history import thread_runs
 from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import start_run, stop_run
 from agents_ui.views.run_render import RunView, StreamRenderer, markdown_html, render_run
@@ -69,7 +68,8 @@ async def finish(run):
 
 def page_of(run, plan=None) -> str:
     plan = plan or decide()
-    return render_run(RunView(run, replay(run), plan, earlier=earlier_ids(run)))
+    [transcript] = [t for r, t in thread_runs(run.conversation) if r.pk == run.pk]
+    return render_run(RunView(run, transcript, plan))
 
 
 async def test_a_streamed_answer_is_logged_saved_and_rendered(fake_server):

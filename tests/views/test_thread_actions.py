@@ -119,7 +119,13 @@ async def test_editing_a_message_continues_the_thread_from_there(person):
     assert "You said TWO" in html
     assert "You said two" not in html and "You said three" not in html and ">three<" not in html
     sent = [(m["role"], m["content"]) for m in person.agent.requests[-1].json()["messages"]]
-    assert sent == [("user", "one"), ("assistant", "You said one (2)"), ("user", "TWO")]
+    # The full AG-UI history up to the edited message (its reasoning too), nothing after it.
+    assert sent == [
+        ("user", "one"),
+        ("reasoning", "Let me see."),
+        ("assistant", "You said one (2)"),
+        ("user", "TWO"),
+    ]
     edited = await Message.objects.aget(content="TWO")
     assert edited.edited_from_id is not None
     assert "edited" in html

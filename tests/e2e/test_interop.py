@@ -1,0 +1,234 @@
+"""Real frameworks' AG-UI agents through the whole product, in the browser.
+
+Each peer is a real AG-UI server built with its framework's own adapter over a scripted model
+(tests/interop/<peer>/server.py), started on loopback by ``peer_server``; it is registered as an
+endpoint and used through the real composer, as a person would. Every feature is checked live and
+again after a reload. ``make interop`` runs this module with the report plugin
+(tests/interop/report.py), which writes the compatibility table of docs/interop.md from the results.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from agents_ui.models import Run
+from tests.e2e.test_runs import TIMEOUT, last_run, send, wait_run
+from tests.factories import make_endpoint
+from tests.interop import common
+from tests.interop.fixtures import peer_server
+
+pytestmark = pytest.mark.e2e
+__all__ = ["peer_server"]  # the fixture, imported so pytest finds it here
+
+REFUND = common.refund_text(common.REFUND_ARGS["order_id"], common.REFUND_ARGS["amount"])
+EDITED_ARGS = {"order_id": "A-1001", "amount": 20}
+EDITED = common.refund_text(EDITED_ARGS["order_id"], EDITED_ARGS["amount"])
+
+
+@dataclass(frozen=True)
+class Framework:
+    """A peer as the product sees it, and what differs between them."""
+
+    peer: str
+    endpoint: str = "default"
+    # What the user reads when the model fails (Agent Framework hides the exception's text).
+    failure: str = common.FAILURE
+    # Whether the approval offers an edit (ADK's confirmation takes yes or no only).
+    edits: bool = True
+    subagents: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.peer if self.endpoint == "default" else f"{self.peer}-{self.endpoint}"
+
+
+FRAMEWORKS = [
+    Framework("pydantic-ai"),
+    Framework("pydantic-ai", "store"),
+    Framework("langgraph", subagents=True),
+    Framework("adk", edits=False),
+    Framework("agent-framework", failure="An internal error has occurred while streaming events."),
+]
+
+
+@pytest.fixture(params=FRAMEWORKS, ids=[f.id for f in FRAMEWORKS])
+def agent(request, peer_server, live_url, signed_in) -> tuple[Framework, str]:
+    """The peer registered as an endpoint, and the person signed in: (framework, workspace URL)."""
+    framework: Framework = request.param
+    url = peer_server(framework.peer).url(framework.endpoint)
+    slug = f"interop-{framework.id}"
+    make_endpoint(name=f"Interop {framework.id}", slug=slug, base_url=url)
+    signed_in()
+    return framework, f"{live_url}/agents/{slug}/"
+
+
+def start(page: Page, url: str, text: str, status: str = "completed") -> None:
+    page.goto(url)
+    expect(page.locator("[data-composer]")).to_be_visible()
+    send(page, text)
+    wait_run(page, status)
+
+
+def reload(page: Page) -> None:
+    page.reload()
+    expect(page.locator("#transcript section.run").first).to_be_visible()
+
+
+def runs(page: Page):
+    return page.locator("#transcript section.run")
+
+
+def refund_card(page: Page, index: int = 0):
+    return runs(page).nth(index).locator('[data-tool-call="issue_refund"]')
+
+
+def no_sideways_scroll(page: Page) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
+
+
+def test_text_and_a_second_message(page: Page, agent):
+    _, url = agent
+    start(page, url, "hello")
+    expect(last_run(page).locator(".msg-assistant")).to_contain_text("Hello! How can I help?")
+    send(page, "hello again")
+    expect(runs(page)).to_have_count(2, timeout=TIMEOUT)
+    wait_run(page)
+    # The agent was sent the first answer: it counts it.
+    expect(last_run(page).locator(".msg-assistant")).to_contain_text(
+        "Hello again! I see 1 earlier answer(s)."
+    )
+    reload(page)
+    expect(runs(page).nth(0).locator(".msg-assistant")).to_contain_text("Hello! How can I help?")
+    expect(runs(page).nth(1).locator(".msg-assistant")).to_contain_text("I see 1 earlier answer(s).")
+
+
+def test_reasoning(page: Page, agent):
+    _, url = agent
+    start(page, url, "think about it")
+    reasoning = last_run(page).locator(".reasoning .reasoning-text")
+    expect(reasoning).to_contain_text("The user asked me to think.")
+    expect(last_run(page).locator("[data-reasoning=encrypted]")).to_have_count(0)
+    expect(last_run(page).locator(".msg-assistant")).to_contain_text("the answer is 42")
+    explain = page.locator('#explain [data-explain="reasoning"]')
+    expect(explain).not_to_contain_text("Hidden until a run shows it")
+    reload(page)
+    expect(page.locator(".reasoning .reasoning-text")).to_contain_text("The user asked me to think.")
+
+
+def test_tool_call_and_result(page: Page, agent):
+    _, url = agent
+    start(page, url, "what is the weather in Paris?")
+    card = last_run(page).locator('[data-tool-call="get_weather"]')
+    expect(card.locator(".badge-ok")).to_have_text("done")
+    expect(card).to_contain_text("Paris")
+    expect(card).to_contain_text("sunny")
+    reload(page)
+    expect(page.locator('[data-tool-call="get_weather"] .badge-ok')).to_have_text("done")
+
+
+def test_state_live_and_after_a_reload(page: Page, agent):
+    _, url = agent
+    start(page, url, "update the state")
+    panel = page.locator("#state-panel")
+    expect(panel).to_be_visible()
+    expect(page.locator("#state-document")).to_contain_text("Ship")
+    assert "Traceback" not in page.content() and "NoneType" not in page.content()
+    reload(page)
+    expect(panel).to_be_visible()
+    expect(page.locator("#state-document")).to_contain_text("Ship")
+
+
+def ask_for_refund(page: Page, url: str):
+    start(page, url, "refund my order A-1001", "interrupted")
+    form = last_run(page).locator("form[data-approval-form]")
+    expect(form.locator("legend")).to_contain_text("issue_refund")
+    no_sideways_scroll(page)
+    return form
+
+
+def decided(page: Page, label: str, result: str | None) -> None:
+    """The resume ran; the asking run's card has its result and no longer waits, after a reload too."""
+    expect(runs(page)).to_have_count(2, timeout=TIMEOUT)
+    wait_run(page)
+    for look in ("live", "reloaded"):
+        if look == "reloaded":
+            reload(page)
+        card = refund_card(page)
+        expect(card).to_have_count(1)
+        expect(card).not_to_contain_text("waiting for the result")
+        if result is not None:
+            expect(card).to_contain_text(result)
+        expect(runs(page).nth(0).locator("[data-decided]")).to_contain_text(label)
+        expect(runs(page).nth(0).locator(".run-status")).not_to_contain_text("Waiting for a decision")
+        expect(refund_card(page, 1)).to_have_count(0)  # on its own run only
+
+
+def test_approval_approve(page: Page, agent):
+    _, url = agent
+    form = ask_for_refund(page, url)
+    form.get_by_role("button", name="Send decision").click()
+    decided(page, "Approved", REFUND)
+    expect(last_run(page).locator(".msg-assistant")).to_contain_text(REFUND)
+    page.goto(page.url.split("/agents/")[0] + "/conversations/")
+    expect(page.get_by_text("Waiting for your decision")).to_have_count(0)
+
+
+def test_approval_reject(page: Page, agent):
+    _, url = agent
+    form = ask_for_refund(page, url)
+    form.locator('input[value="reject"]').check()
+    form.get_by_role("button", name="Send decision").click()
+    decided(page, "Rejected", None)
+    assert REFUND not in last_run(page).inner_text()
+    resumed = Run.objects.filter(request__kind="resume").get()
+    assert resumed.status == Run.Status.COMPLETED, resumed.error
+
+
+def test_approval_edit(page: Page, agent):
+    framework, url = agent
+    form = ask_for_refund(page, url)
+    edit = form.locator('input[value="edit"]')
+    if not framework.edits:
+        expect(edit).to_have_count(0)  # the agent takes yes or no: no edit is offered
+        pytest.skip(f"{framework.id} takes no edited arguments")
+    edit.check()
+    form.locator("textarea").fill(json.dumps(EDITED_ARGS))
+    form.get_by_role("button", name="Send decision").click()
+    decided(page, "Approved with edits", EDITED)
+
+
+def test_run_error(page: Page, agent):
+    framework, url = agent
+    start(page, url, "please fail", "failed")
+    expect(last_run(page).locator(".run-status .alert-error")).to_contain_text(framework.failure)
+    reload(page)
+    expect(last_run(page).locator(".run-status .alert-error")).to_contain_text(framework.failure)
+
+
+def test_subagent(page: Page, agent):
+    framework, url = agent
+    if not framework.subagents:
+        pytest.skip(f"{framework.id} has no sub-agent scenario")
+    start(page, url, "research the launch date")
+    tree = last_run(page).locator(".subagent-tree")
+    expect(tree).to_contain_text("researcher")
+    expect(last_run(page).locator('[data-tool-call="task"]')).not_to_contain_text(re.compile(r"^\s*\{\}\s*$"))
+    reload(page)
+    expect(page.locator(".subagent-tree")).to_contain_text("researcher")
+
+
+def test_adk_confirmation(page: Page, agent):
+    framework, url = agent
+    if framework.peer != "adk":
+        pytest.skip("ADK's own confirmation tool")
+    form = ask_for_refund(page, url)
+    expect(form.locator("[data-arguments]")).to_contain_text("A-1001")
+    expect(form.locator("legend")).not_to_contain_text("adk_request_confirmation")
+    expect(last_run(page).locator("[data-confirms]")).to_contain_text("issue_refund")
+    last_run(page).locator('[data-tool-call="adk_request_confirmation"] summary').click()
+    no_sideways_scroll(page)
