@@ -39,27 +39,39 @@
   // The conversation scrolls on its own and follows new words, unless the person scrolled up to read.
   var following = true;
   function atBottom() { return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48; }
-  function toLatest(smooth) {
+  // Never smooth: an animation still running when new words land would scroll back up to its old target.
+  function toLatest() {
     following = true;
-    scroller.scrollTo({ top: scroller.scrollHeight, behavior: smooth ? "smooth" : "auto" });
+    scroller.scrollTop = scroller.scrollHeight;
     if (jump) jump.hidden = true;
   }
   if (scroller) {
+    // Only the person scrolling up stops the following (new words arriving also move the bottom).
+    var lastTop = scroller.scrollTop;
     scroller.addEventListener("scroll", function () {
-      following = atBottom();
+      var top = scroller.scrollTop;
+      if (atBottom()) following = true;
+      else if (top < lastTop - 2) following = false;
+      lastTop = top;
       if (jump && following) jump.hidden = true;
     }, { passive: true });
     var queued = false;
     new MutationObserver(function () {
-      if (following) toLatest(false);
+      if (following) toLatest();
       else if (jump) jump.hidden = false;
       if (!queued) {
         queued = true;
         requestAnimationFrame(function () { queued = false; addCopyButtons(scroller); });
       }
     }).observe(scroller, { childList: true, subtree: true, characterData: true });
-    if (jump) jump.addEventListener("click", function () { toLatest(true); });
-    toLatest(false);
+    // Sizes change without a mutation too: the composer growing, a thumbnail or a table laid out.
+    if (window.ResizeObserver) {
+      var resized = new ResizeObserver(function () { if (following) toLatest(); });
+      resized.observe(scroller);
+      if ($("#transcript")) resized.observe($("#transcript"));
+    }
+    if (jump) jump.addEventListener("click", function () { toLatest(); });
+    toLatest();
   }
 
   // Attachments: chosen, dropped or pasted, each checked against what the agent takes, each removable.
@@ -155,7 +167,7 @@
       if (event.detail.successful && !xhr.getResponseHeader("HX-Retarget")) {
         textarea.value = "";
         clearFiles();
-        if (scroller) toLatest(true);
+        if (scroller) toLatest();
       } else if (event.detail.successful) {
         clearFiles();  // refused by the server: keep the words, drop the files (they would be refused again)
       } else {
