@@ -55,14 +55,10 @@
       lastTop = top;
       if (jump && following) jump.hidden = true;
     }, { passive: true });
-    var queued = false;
     new MutationObserver(function () {
       if (following) toLatest();
       else if (jump) jump.hidden = false;
-      if (!queued) {
-        queued = true;
-        requestAnimationFrame(function () { queued = false; addCopyButtons(scroller); });
-      }
+      addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
     }).observe(scroller, { childList: true, subtree: true, characterData: true });
     // Sizes change without a mutation too: the composer growing, a thumbnail or a table laid out.
     if (window.ResizeObserver) {
