@@ -9,7 +9,8 @@ Whether a change is breaking is not guessed from the field: both declarations go
 decision module (`decide()`, with the endpoint's overrides), and a control that was on the page
 before and is hidden after is a breaking change. A field change is marked breaking when it removes
 something or turns it off (false, empty, gone) and the decision of a newly hidden control read that
-field. No Django here: the admin passes plain values.
+field (a declared or inferred link of its provenance, in the declaration's own names, so a
+non-standard shape such as AWS Strands' is marked too). No Django here: the admin passes plain values.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from agents_ui.capabilities import Kind
 from agents_ui.decisions import CONTROL_LABELS, CONTROL_NAMES, Plan, decide
 from agents_ui.sdk import AgentError, PublicExternalAgentPolicy, parse_capabilities
 from agents_ui.sdk.agui import normalize_capabilities
@@ -264,9 +266,11 @@ def diff_declarations(
             for name in newly_hidden
             if _turns_off(change)
             and any(
-                reason.source == "declared" and _reads(reason.field, change.path)
+                _reads(link.path, change.path)
                 for plan in (before, after)
                 for reason in plan[name].reasons
+                for link in reason.provenance
+                if link.path and link.kind in (Kind.DECLARED, Kind.INFERRED)
             )
         )
         if hides:

@@ -1,6 +1,16 @@
 from django.urls import path
 
-from agents_ui.views import approvals, catalogue, composer, conversations, feedback, stop, stream, workspace
+from agents_ui.views import (
+    approvals,
+    catalogue,
+    client_tools,
+    composer,
+    conversations,
+    feedback,
+    stop,
+    stream,
+    workspace,
+)
 
 urlpatterns = [
     path("", catalogue.catalogue, name="catalogue"),
@@ -13,5 +23,6 @@ urlpatterns = [
     path("runs/<uuid:run_id>/events/", stream.run_events, name="run-events"),
     path("runs/<uuid:run_id>/stop/", stop.stop, name="run-stop"),
     path("runs/<uuid:run_id>/decide/", approvals.decide, name="run-decide"),
+    path("runs/<uuid:run_id>/answer/", client_tools.answer, name="run-answer"),
     path("runs/<uuid:run_id>/feedback/", feedback.feedback, name="run-feedback"),
 ]

@@ -219,3 +219,16 @@ def test_values_are_shown_on_one_line():
     assert show(None) == "null"
     assert show("text") == "text"
     assert show({"b": 1, "a": [1, 2]}) == '{"a": [1, 2], "b": 1}'
+
+
+def test_a_strands_feature_turned_off_is_breaking_under_its_own_name():
+    from tests.capabilities.declarations import STRANDS
+
+    new = copy.deepcopy(STRANDS)
+    new["features"]["interrupts"] = False
+    new["features"]["toolCallInterruptEditedArgs"] = False
+    diff = diff_declarations(agui(STRANDS), agui(new))
+    assert [c.name for c in diff.hidden_controls] == ["approvals"]
+    change = by_path(diff)["features.interrupts"]
+    assert (change.old, change.new, change.breaking) == (True, False, True)
+    assert change.hides == ("Approval workflow",)

@@ -23,12 +23,13 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
-from pydantic import ValidationError
 
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.memo import MISSING, Memo
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
-from agents_ui.sdk import SDK_VERSION, AgentCapabilities, PublicExternalAgentPolicy
+from agents_ui.sdk import SDK_VERSION, AgentCapabilities, AgentError, PublicExternalAgentPolicy
+from agents_ui.sdk.agui import parse_capabilities
+from agents_ui.sdk.external import parse_policy
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +90,10 @@ class Discovery:
 _PARSED = Memo("parsed declarations", size=2048)
 
 
+# The SDK's parsers bound depth and size before any validator recurses into a declaration.
+_PARSERS = {AgentCapabilities: parse_capabilities, PublicExternalAgentPolicy: parse_policy}
+
+
 def _parse(model: Any, data: dict[str, Any], digest: str = "") -> Any:
     """The validated declaration (None when it no longer validates)."""
     key = (model.__name__, digest)
@@ -97,8 +102,8 @@ def _parse(model: Any, data: dict[str, Any], digest: str = "") -> Any:
         if parsed is not MISSING:
             return parsed
     try:
-        parsed = model.model_validate(data)
-    except ValidationError:  # stored as declared, so it validated once; be safe with old snapshots
+        parsed = _PARSERS[model](data)
+    except AgentError:  # stored as declared, so it validated once; be safe with old snapshots
         logger.warning("a stored declaration no longer validates", exc_info=True)
         parsed = None
     return _PARSED.put(key, parsed) if digest else parsed

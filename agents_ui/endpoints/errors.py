@@ -22,10 +22,15 @@ MESSAGES: dict[str, str] = {
     "protocol_error": "The agent answered in a form this product cannot read.",
 }
 
+# The product's own bounds on a run: the SDK's message already says which bound and where it cut.
+OWN_WORDS = frozenset({"run_too_large", "event_idle_timeout", "run_time_limit"})
+
 
 def describe(error: AgentError) -> str:
     """A clear message; never the credential, never a raw body."""
     code = getattr(error, "code", "") or "internal"
+    if code in OWN_WORDS:
+        return error.message
     template = MESSAGES.get(code, "The agent reported an error ({code}).")
     capability = getattr(error, "capability", None) or "this feature"
     text = template.format(code=code, capability=capability)

@@ -14,11 +14,14 @@ from ag_ui.core import (
     AssistantMessage,
     DataSource,
     DocumentPart,
+    FunctionCall,
     ImagePart,
     ReasoningMessage,
     ResumeEntry,
     RunAgentInput,
     TextPart,
+    ToolCall,
+    ToolMessage,
     UserMessage,
 )
 from django.conf import settings
@@ -40,6 +43,8 @@ class RunRequest:
     output_module_types: tuple[str, ...] = ()
     host_context: dict[str, Any] = field(default_factory=dict)
     resume: tuple[dict[str, Any], ...] = ()
+    # kind "answer": the person's answers to tool calls the client runs (see ToolAnswer).
+    answers: tuple[dict[str, Any], ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -50,6 +55,7 @@ class RunRequest:
             "output_module_types": list(self.output_module_types),
             "host_context": self.host_context,
             "resume": list(self.resume),
+            "answers": list(self.answers),
         }
 
 
@@ -132,13 +138,90 @@ def agui_input(run: Run) -> RunAgentInput:
         thread_id=conversation.thread_id,
         run_id=str(run.id),
         protocol_version="1.0",
-        messages=messages,
+        messages=with_answers(messages, request.get("answers") or ()),
         state=previous.state if previous else None,
         tools=[],
         context=[],
         forwarded_props=forwarded or None,
         resume=resume or None,
     )
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    """A person's answer to a tool call the agent left for the client, as stored in Run.request."""
+
+    id: str  # the tool message's id
+    tool_call_id: str
+    content: str  # the answer as JSON text, or a dismissal in words
+    tool_name: str = ""
+    arguments: str = ""  # the call's arguments as the agent streamed them
+    parent_message_id: str = ""
+    dismissed: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "toolCallId": self.tool_call_id,
+            "content": self.content,
+            "toolName": self.tool_name,
+            "arguments": self.arguments,
+            "parentMessageId": self.parent_message_id,
+            "dismissed": self.dismissed,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ToolAnswer:
+        return cls(
+            id=str(data.get("id") or ""),
+            tool_call_id=str(data.get("toolCallId") or ""),
+            content=str(data.get("content") or ""),
+            tool_name=str(data.get("toolName") or ""),
+            arguments=str(data.get("arguments") or ""),
+            parent_message_id=str(data.get("parentMessageId") or ""),
+            dismissed=bool(data.get("dismissed")),
+        )
+
+    def message(self) -> ToolMessage:
+        return ToolMessage(id=self.id, content=self.content, tool_call_id=self.tool_call_id)
+
+
+def answer_messages(answers: Any) -> list[ToolMessage]:
+    """The tool messages a run opens with when it carries the person's answers."""
+    return [ToolAnswer.from_json(answer).message() for answer in answers or ()]
+
+
+def with_answers(messages: list[Any], answers: Any) -> list[Any]:
+    """The history with the person's answers at its end, each after the assistant message holding
+    the call it answers (added to the history when it does not hold that call: agents refuse a tool
+    message for a call they cannot find)."""
+    answers = [ToolAnswer.from_json(answer) for answer in answers or ()]
+    if not answers:
+        return messages
+    found = list(messages)
+    held = {
+        call.id for m in found if isinstance(m, AssistantMessage) for call in m.tool_calls or () if call.id
+    }
+    for answer in answers:
+        if answer.tool_call_id in held:
+            continue
+        call = ToolCall(
+            id=answer.tool_call_id,
+            function=FunctionCall(name=answer.tool_name, arguments=answer.arguments or "{}"),
+        )
+        parent = next(
+            (i for i, m in enumerate(found) if isinstance(m, AssistantMessage) and answer.parent_message_id
+             and m.id == answer.parent_message_id),
+            None,
+        )  # fmt: skip
+        if parent is not None:
+            said = found[parent]
+            found[parent] = said.model_copy(update={"tool_calls": [*(said.tool_calls or []), call]})
+        else:
+            owner = answer.parent_message_id or f"call-{answer.tool_call_id}"
+            found.append(AssistantMessage(id=owner, tool_calls=[call]))
+        held.add(answer.tool_call_id)
+    return found + [answer.message() for answer in answers]
 
 
 def content_part(attachment: Attachment) -> Any:

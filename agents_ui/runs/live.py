@@ -22,14 +22,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from ag_ui import core as ag
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
+from agents_ui.endpoints.plans import offered_client_tools
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
 from agents_ui.runs.event_log import event_record
-from agents_ui.runs.inputs import agui_input, external_events
+from agents_ui.runs.inputs import ToolAnswer, agui_input, external_events
 from agents_ui.runs.writer import FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError, ExternalAgentClient
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
@@ -194,7 +196,10 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 )
                 events = await external_events(agent, run)
             else:
-                events = agent.run_frames(await sync_to_async(agui_input)(run))
+                run_input = await sync_to_async(agui_input)(run)
+                tools = await offered_client_tools(endpoint)
+                events = agent.run_frames(run_input.model_copy(update={"tools": tools}))
+                apply_answers(live, run)
             async with aclosing(events):
                 async for item in events:
                     event, raw = item if isinstance(item, tuple) else (item, None)
@@ -225,6 +230,18 @@ async def _drive(run: Run, live: LiveRun) -> None:
         live.done = True
         live.notify()
         LIVE.pop(live.run_id, None)
+
+
+def apply_answers(live: LiveRun, run: Run) -> None:
+    """The person's answers this run carries, as results in its transcript and log: agents do not
+    echo a client tool's result, and the call's card shows the answer live and after a reload."""
+    for data in (run.request or {}).get("answers") or ():
+        answer = ToolAnswer.from_json(data)
+        live.apply(
+            ag.ToolCallResultEvent(
+                message_id=answer.id, tool_call_id=answer.tool_call_id, content=answer.content, role="tool"
+            )
+        )
 
 
 async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:

@@ -14,6 +14,7 @@ from .errors import (
     AgentUnreachableError,
     ApprovalAlreadyDecidedError,
     ApprovalExpiredError,
+    EventIdleTimeoutError,
     FileTooLargeError,
     HostContextRejectedError,
     InternalAgentError,
@@ -21,13 +22,22 @@ from .errors import (
     NotFoundError,
     ProtocolError,
     RateLimitedError,
+    RunTimeLimitError,
+    RunTooLargeError,
     SdkVersionUnsupportedError,
     SpendLimitExceededError,
     UnsupportedCapabilityError,
     UnsupportedMediaTypeError,
     error_from_response,
 )
-from .external import ExternalAgentClient, PolicyDiscoveryResult, parse_external_frame, sniff_mime_type
+from .external import (
+    ExternalAgentClient,
+    PolicyDiscoveryResult,
+    parse_external_frame,
+    parse_policy,
+    sniff_mime_type,
+)
+from .limits import safe_link
 from .policy import (
     CHAT_LEGACY_V1,
     MODULES_V1,
@@ -66,6 +76,7 @@ from .policy import (
     ToolCompleted,
     ToolStarted,
 )
+from .schema import validate_against, validate_against_async
 from .sse import SseFrame, SseParser
 from .transcript import (
     ApprovalRecord,
@@ -106,6 +117,7 @@ __all__ = [
     "DomainToolOperation",
     "Done",
     "Event",
+    "EventIdleTimeoutError",
     "ExternalAgentClient",
     "ExternalEvent",
     "FileInfo",
@@ -141,6 +153,8 @@ __all__ = [
     "RunCompleted",
     "RunFailed",
     "RunStarted",
+    "RunTimeLimitError",
+    "RunTooLargeError",
     "SdkRequirement",
     "SdkVersionUnsupportedError",
     "SpendLimit",
@@ -162,5 +176,9 @@ __all__ = [
     "parse_capabilities",
     "parse_event",
     "parse_external_frame",
+    "parse_policy",
+    "safe_link",
     "sniff_mime_type",
+    "validate_against",
+    "validate_against_async",
 ]

@@ -23,10 +23,21 @@ from ag_ui.core import (
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .errors import AgentError, ProtocolError
-from .sse import DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_TOTAL_BYTES, SseParser
+from .limits import (
+    DEFAULT_EVENT_IDLE_TIMEOUT,
+    DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_MAX_TOTAL_BYTES,
+    DEFAULT_RUN_TIME_LIMIT,
+    MAX_JSON_DEPTH,
+    exceeds_depth,
+    json_text_depth,
+    safe_link,
+)
+from .sse import SseParser
 from .transport import (
-    BodyTooLargeError,
+    BodyOutOfBoundsError,
     DiscoveryStatus,
+    RunClock,
     check_content_type,
     client_for,
     make_timeout,
@@ -40,6 +51,7 @@ __all__ = [
     "THINKING_TO_REASONING",
     "AgUiAgent",
     "DiscoveryResult",
+    "check_event_depth",
     "normalize_capabilities",
     "parse_capabilities",
     "parse_event",
@@ -69,6 +81,18 @@ _VALIDATE_JSON = {name: cls.__pydantic_validator__.validate_json for name, cls i
 
 _TERMINAL_TYPES = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 _TYPE_PREFIX = '{"type":"'
+# An event shorter than this cannot nest past MAX_JSON_DEPTH: most events skip the depth check.
+_DEPTH_CHECK_FROM = 2 * MAX_JSON_DEPTH
+
+
+def check_event_depth(data: str) -> None:
+    """ProtocolError when one event's JSON nests past MAX_JSON_DEPTH (read before it is parsed)."""
+    if (
+        len(data) > _DEPTH_CHECK_FROM
+        and data.count("{") + data.count("[") > MAX_JSON_DEPTH
+        and json_text_depth(data) > MAX_JSON_DEPTH
+    ):
+        raise ProtocolError(f"the agent sent an event nested more than {MAX_JSON_DEPTH} levels deep")
 
 
 def _shape_error(exc: ValidationError, type_name: str) -> ProtocolError:
@@ -84,8 +108,10 @@ def parse_event(data: str) -> Event | None:
     """One SSE ``data`` payload -> a typed ``ag_ui.core`` event.
 
     Returns None (and logs) for an unknown event type. THINKING_* events are mapped to REASONING_*.
-    Raises ProtocolError for malformed JSON or a payload that is not a valid event.
+    Raises ProtocolError for malformed JSON, a payload that is not a valid event, or one nested
+    past MAX_JSON_DEPTH.
     """
+    check_event_depth(data)
     # Fast path: producers built on ag_ui's encoder (and both capture servers) write "type" first.
     if data.startswith(_TYPE_PREFIX):
         end = data.find('"', 9)
@@ -101,7 +127,7 @@ def parse_event(data: str) -> Event | None:
                 raise _shape_error(exc, data[9:end]) from exc
     try:
         obj = json.loads(data)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ProtocolError(f"the agent sent an event that is not valid JSON ({exc})") from exc
     return parse_event_object(obj)
 
@@ -134,12 +160,20 @@ def parse_event_object(obj: Any) -> Event | None:
 
 
 def normalize_capabilities(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """Accept the 0.x spelling ``multiAgent.subAgents`` as ``subagents`` (docs/PROTOCOLS.md 1.2).
+    """Accept the 0.x spelling ``multiAgent.subAgents`` as ``subagents`` (docs/PROTOCOLS.md 1.2),
+    and drop an ``identity.documentationUrl`` that is not an http(s) link (it is shown as one).
 
-    Without this, ag_ui's ``extra="allow"`` would keep the old key as an unknown extra and leave
-    ``subagents`` empty, silently.
+    Without the first, ag_ui's ``extra="allow"`` would keep the old key as an unknown extra and
+    leave ``subagents`` empty, silently.
     """
     data = dict(raw)
+    identity = data.get("identity")
+    if isinstance(identity, Mapping):
+        identity = dict(identity)
+        for key in ("documentationUrl", "documentation_url"):
+            if key in identity and safe_link(identity[key]) is None:
+                del identity[key]
+        data["identity"] = identity
     for key in ("multiAgent", "multi_agent"):
         multi = data.get(key)
         if isinstance(multi, Mapping):
@@ -153,7 +187,15 @@ def normalize_capabilities(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def parse_capabilities(raw: Mapping[str, Any]) -> AgentCapabilities:
-    """Validate a declaration; raises ProtocolError with the validation message when invalid."""
+    """Validate a declaration; raises ProtocolError with the validation message when invalid.
+
+    A declaration nested past MAX_JSON_DEPTH is invalid before any validator recurses into it.
+    """
+    if exceeds_depth(raw, MAX_JSON_DEPTH):
+        raise ProtocolError(
+            f"the agent's capability declaration is invalid: it is nested more than {MAX_JSON_DEPTH} "
+            "levels deep"
+        )
     try:
         return AgentCapabilities.model_validate(normalize_capabilities(raw))
     except ValidationError as exc:
@@ -186,7 +228,9 @@ class AgUiAgent:
     """An AG-UI 1.0 agent at ``url``. Stateless: every call is one HTTP request.
 
     Pass ``client`` to reuse connections; the SDK never closes a client it did not create.
-    ``timeout.read`` is also the idle timeout between two events of a run.
+    ``timeout.read`` bounds the silence between two reads. A run is also bounded by
+    ``max_total_bytes`` (all it sends), ``event_idle_timeout`` (the wait for the next whole event,
+    however many bytes trickle in) and ``run_time_limit`` (the whole run); None turns a time off.
     """
 
     def __init__(
@@ -199,6 +243,8 @@ class AgUiAgent:
         discovery_url: str | None = None,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+        event_idle_timeout: float | None = DEFAULT_EVENT_IDLE_TIMEOUT,
+        run_time_limit: float | None = DEFAULT_RUN_TIME_LIMIT,
     ) -> None:
         self.url = url
         self.discovery_url = discovery_url or f"{url.rstrip('/')}/capabilities"
@@ -207,6 +253,8 @@ class AgUiAgent:
         self._client = client
         self.max_frame_bytes = max_frame_bytes
         self.max_total_bytes = max_total_bytes
+        self.event_idle_timeout = event_idle_timeout
+        self.run_time_limit = run_time_limit
 
     def __repr__(self) -> str:  # no headers: they may hold credentials
         return f"AgUiAgent({self.url!r})"
@@ -244,7 +292,7 @@ class AgUiAgent:
                     await raise_for_status(response)
                     try:
                         body = await read_json(response, "capability discovery")
-                    except BodyTooLargeError as exc:
+                    except BodyOutOfBoundsError as exc:
                         return DiscoveryResult("invalid", url, error=exc.message, error_code=exc.code)
                     except ProtocolError as exc:
                         # A 200 that is not JSON (an HTML catch-all page, say): no discovery.
@@ -257,17 +305,22 @@ class AgUiAgent:
             return DiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
         return DiscoveryResult("declared", url, capabilities=capabilities, raw=body)
 
-    async def run(self, input: RunAgentInput) -> AsyncIterator[Event]:
+    async def run(self, input: RunAgentInput, *, notes: list[str] | None = None) -> AsyncIterator[Event]:
         """Start a run and yield its events as they arrive.
 
         Ends after RUN_FINISHED or RUN_ERROR. Raises ProtocolError if the stream ends before either
-        (after yielding what did arrive). Closing the iterator early closes the connection.
+        (after yielding what did arrive), and the errors of the run's bounds (RunTooLargeError,
+        EventIdleTimeoutError, RunTimeLimitError). Closing the iterator early closes the connection.
+        ``notes`` receives a sentence for a person when part of the stream was left out (a frame
+        that is not UTF-8): pass the transcript's ``errors`` to show it with the run.
         """
-        async with aclosing(self.run_frames(input)) as frames:
+        async with aclosing(self.run_frames(input, notes=notes)) as frames:
             async for event, _ in frames:
                 yield event
 
-    async def run_frames(self, input: RunAgentInput) -> AsyncIterator[tuple[Event, str]]:
+    async def run_frames(
+        self, input: RunAgentInput, *, notes: list[str] | None = None
+    ) -> AsyncIterator[tuple[Event, str]]:
         """Like :meth:`run`, with each event's JSON text as the agent sent it (for an event log)."""
         if input.protocol_version is None:
             input = input.model_copy(update={"protocol_version": PROTOCOL_VERSION})
@@ -277,7 +330,10 @@ class AgUiAgent:
             "Content-Type": "application/json",
             "Accept": "text/event-stream",
         }
-        parser = SseParser(max_frame_bytes=self.max_frame_bytes, max_total_bytes=self.max_total_bytes)
+        parser = SseParser(
+            max_frame_bytes=self.max_frame_bytes, max_total_bytes=self.max_total_bytes, notes=notes
+        )
+        clock = RunClock(self.event_idle_timeout, self.run_time_limit)
         async with client_for(self._client) as client:
             with translate_transport_errors("AG-UI run"):
                 async with client.stream(
@@ -285,8 +341,10 @@ class AgUiAgent:
                 ) as response:
                     await raise_for_status(response)
                     check_content_type(response, "text/event-stream", "AG-UI run")
-                    async for chunk in response.aiter_bytes():
-                        for frame in parser.feed(chunk):
+                    chunks = response.aiter_bytes()
+                    while (chunk := await clock.next_chunk(chunks)) is not None:
+                        frames = parser.feed(chunk)
+                        for frame in frames:
                             if not frame.data:
                                 continue
                             event = parse_event(frame.data)
@@ -295,6 +353,8 @@ class AgUiAgent:
                             yield event, frame.data
                             if event.type in _TERMINAL_TYPES:
                                 return
+                        if frames:
+                            clock.event_seen()
                     cut = parser.has_partial_frame
                     parser.close()
         where = " in the middle of a frame" if cut else ""

@@ -19,6 +19,7 @@ __all__ = [
     "AgentUnreachableError",
     "ApprovalAlreadyDecidedError",
     "ApprovalExpiredError",
+    "EventIdleTimeoutError",
     "FileTooLargeError",
     "HostContextRejectedError",
     "InternalAgentError",
@@ -26,6 +27,8 @@ __all__ = [
     "NotFoundError",
     "ProtocolError",
     "RateLimitedError",
+    "RunTimeLimitError",
+    "RunTooLargeError",
     "SdkVersionUnsupportedError",
     "SpendLimitExceededError",
     "UnsupportedCapabilityError",
@@ -161,6 +164,26 @@ class ProtocolError(AgentError):
 
     code = "protocol_error"
     default_message = "the agent's answer does not follow the protocol"
+
+
+# --- the bounds of one run (agents_ui.sdk.limits): the answer so far is kept, the rest is cut ----------
+
+
+class RunTooLargeError(ProtocolError):
+    code = "run_too_large"
+    default_message = "The agent sent more than this product reads in one run; the answer was cut there."
+
+
+class EventIdleTimeoutError(AgentTimeoutError):
+    """No whole event for too long, even if bytes kept coming (a drip, or a frame that never ends)."""
+
+    code = "event_idle_timeout"
+    default_message = "The agent sent no complete event for too long; the answer was cut there."
+
+
+class RunTimeLimitError(AgentTimeoutError):
+    code = "run_time_limit"
+    default_message = "The run went past its time limit; the answer was cut there."
 
 
 ERROR_CLASSES: dict[str, type[AgentError]] = {

@@ -12,6 +12,7 @@ import filetype
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from .agui import check_event_depth
 from .errors import (
     AgentError,
     FileTooLargeError,
@@ -19,11 +20,21 @@ from .errors import (
     UnsupportedCapabilityError,
     UnsupportedMediaTypeError,
 )
+from .limits import (
+    DEFAULT_EVENT_IDLE_TIMEOUT,
+    DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_MAX_TOTAL_BYTES,
+    DEFAULT_RUN_TIME_LIMIT,
+    MAX_JSON_DEPTH,
+    exceeds_depth,
+)
 from .policy import (
     CHAT_LEGACY_V1,
     EXTERNAL_EVENT_TYPES,
     RUNTIME_STANDARD_V1,
     ApprovalDecision,
+    ApprovalRequested,
+    ApprovalResolved,
     Artifact,
     Conversation,
     Done,
@@ -38,9 +49,11 @@ from .policy import (
     RunCompleted,
     RunFailed,
 )
-from .sse import DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_TOTAL_BYTES, SseFrame, SseParser
+from .sse import SseFrame, SseParser
 from .transport import (
+    BodyOutOfBoundsError,
     DiscoveryStatus,
+    RunClock,
     check_content_type,
     client_for,
     make_timeout,
@@ -50,7 +63,13 @@ from .transport import (
 )
 from .version import SDK_VERSION
 
-__all__ = ["ExternalAgentClient", "PolicyDiscoveryResult", "parse_external_frame", "sniff_mime_type"]
+__all__ = [
+    "ExternalAgentClient",
+    "PolicyDiscoveryResult",
+    "parse_external_frame",
+    "parse_policy",
+    "sniff_mime_type",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -73,15 +92,27 @@ def _validate[M: BaseModel](model: type[M], body: Any, what: str) -> M:
         ) from exc
 
 
+def parse_policy(raw: Any) -> PublicExternalAgentPolicy:
+    """Validate a policy document; raises ProtocolError saying why when it is invalid.
+
+    A policy nested past MAX_JSON_DEPTH is invalid before any validator recurses into it.
+    """
+    what = "reading the agent's policy"
+    if exceeds_depth(raw, MAX_JSON_DEPTH):
+        raise ProtocolError(f"{what}: the policy is nested more than {MAX_JSON_DEPTH} levels deep")
+    return _validate(PublicExternalAgentPolicy, raw, what)
+
+
 def parse_external_frame(frame: SseFrame) -> ExternalEvent | None:
     """One SSE frame of any of the three stream profiles -> its typed event (None: unknown, logged)."""
+    check_event_depth(frame.data)
     if frame.event is None or frame.event == "message":
         # chat-legacy-v1: unnamed frames ("message" is the SSE default name).
         if frame.data.strip() == "[DONE]":
             return Done(sequence=_sequence(frame.id))
         try:
             obj = json.loads(frame.data)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ProtocolError(f"the agent sent a frame that is not valid JSON ({exc})") from exc
         if isinstance(obj, dict) and isinstance(obj.get("text"), str):
             return LegacyText(text=obj["text"], sequence=_sequence(frame.id))
@@ -157,6 +188,8 @@ class ExternalAgentClient:
         sdk_version: str | None = None,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+        event_idle_timeout: float | None = DEFAULT_EVENT_IDLE_TIMEOUT,
+        run_time_limit: float | None = DEFAULT_RUN_TIME_LIMIT,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._token = token
@@ -168,6 +201,8 @@ class ExternalAgentClient:
         self.sdk_version = sdk_version or SDK_VERSION
         self.max_frame_bytes = max_frame_bytes
         self.max_total_bytes = max_total_bytes
+        self.event_idle_timeout = event_idle_timeout
+        self.run_time_limit = run_time_limit
         self.policy: PublicExternalAgentPolicy | None = None
         self.prepared: PrepareResult | None = None
 
@@ -217,7 +252,7 @@ class ExternalAgentClient:
     async def get_effective_policy(self) -> PublicExternalAgentPolicy:
         """``GET /policy``. Raises ProtocolError when the answer is not a valid policy."""
         body = await self._request("GET", self.discovery_url, "reading the agent's policy")
-        self.policy = _validate(PublicExternalAgentPolicy, body, "reading the agent's policy")
+        self.policy = parse_policy(body)
         return self.policy
 
     async def discover(self) -> PolicyDiscoveryResult:
@@ -225,6 +260,8 @@ class ExternalAgentClient:
         url = self.discovery_url
         try:
             body = await self._request("GET", url, "reading the agent's policy")
+        except BodyOutOfBoundsError as exc:
+            return PolicyDiscoveryResult("invalid", url, error=exc.message, error_code=exc.code)
         except AgentError as exc:
             if exc.status in (404, 405):
                 return PolicyDiscoveryResult("none", url, error=str(exc), error_code=exc.code)
@@ -232,7 +269,7 @@ class ExternalAgentClient:
         if not isinstance(body, dict):
             return PolicyDiscoveryResult("none", url, error="the policy answer is not a JSON object")
         try:
-            policy = _validate(PublicExternalAgentPolicy, body, "reading the agent's policy")
+            policy = parse_policy(body)
         except ProtocolError as exc:
             return PolicyDiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
         self.policy = policy
@@ -279,13 +316,16 @@ class ExternalAgentClient:
         file_ids: list[str] | None = None,
         host_context: dict[str, Any] | None = None,
         output_module_types: list[str] | None = None,
+        notes: list[str] | None = None,
     ) -> AsyncIterator[ExternalEvent]:
         """Send a message and yield the typed events of the answer, for all three stream profiles.
 
         The profile defaults to the negotiated one. Ends after run:completed, run:failed or [DONE];
         raises ProtocolError if the stream ends before (after yielding what arrived). An
         ``approval:requested`` event leaves the stream open: decide it with :meth:`decide_approval`
-        (from another task) and keep iterating. Closing the iterator closes the connection.
+        (from another task) and keep iterating; the idle limit on events waits with it, the run's
+        time limit does not. Closing the iterator closes the connection. The run's bounds and
+        ``notes`` work as in ``AgUiAgent.run``.
         """
         profile = self._stream_profile(stream_profile)
         if output_module_types is None and self.prepared is not None:
@@ -299,7 +339,11 @@ class ExternalAgentClient:
         )
         headers = {**self._headers("text/event-stream"), "Content-Type": "application/json"}
         url = f"{self.base_url}/conversations/{conversation_id}/messages"
-        parser = SseParser(max_frame_bytes=self.max_frame_bytes, max_total_bytes=self.max_total_bytes)
+        parser = SseParser(
+            max_frame_bytes=self.max_frame_bytes, max_total_bytes=self.max_total_bytes, notes=notes
+        )
+        clock = RunClock(self.event_idle_timeout, self.run_time_limit)
+        undecided: set[str] = set()
         what = "sending a message"
         async with client_for(self._client) as client:
             with translate_transport_errors(what):
@@ -312,14 +356,23 @@ class ExternalAgentClient:
                 ) as response:
                     await raise_for_status(response)
                     check_content_type(response, "text/event-stream", what)
-                    async for chunk in response.aiter_bytes():
-                        for frame in parser.feed(chunk):
+                    chunks = response.aiter_bytes()
+                    while (chunk := await clock.next_chunk(chunks)) is not None:
+                        frames = parser.feed(chunk)
+                        for frame in frames:
                             event = parse_external_frame(frame)
                             if event is None:
                                 continue
+                            if isinstance(event, ApprovalRequested):
+                                undecided.add(event.approval_id)
+                            elif isinstance(event, ApprovalResolved):
+                                undecided.discard(event.approval_id)
+                            clock.waiting = len(undecided)
                             yield event
                             if isinstance(event, _TERMINAL):
                                 return
+                        if frames:
+                            clock.event_seen()
                     cut = parser.has_partial_frame
                     parser.close()
         where = " in the middle of a frame" if cut else ""

@@ -231,5 +231,14 @@ class GuardedTransport(httpx.AsyncBaseTransport):
 
 
 def _is_https_upgrade(first: tuple[str, str, int | None], url: httpx.URL) -> bool:
-    """http://host -> https://host on the default ports: the same agent, as httpx itself treats it."""
-    return first[0] == "http" and url.scheme == "https" and first[1] == url.host and url.port in {None, 443}
+    """http://host -> https://host, both on their default ports (80 -> 443): the same agent, as
+    httpx itself treats it. From any other port it is another server (an origin is scheme, host
+    and port), and the credential stays behind."""
+    scheme, host, port = first
+    return (
+        scheme == "http"
+        and port in {None, 80}
+        and url.scheme == "https"
+        and url.host == host
+        and url.port in {None, 443}
+    )

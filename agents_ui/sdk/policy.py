@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
+
+from .limits import safe_link
 
 __all__ = [
     "CHAT_LEGACY_V1",
@@ -342,8 +344,14 @@ class ModuleEvent(ExternalEvent):
 
 class GroundingSource(PolicyModel):
     title: str | None = None
+    # Shown as a link: anything but an absolute http(s) URL is dropped.
     url: str | None = None
     snippet: str | None = None
+
+    @field_validator("url", mode="before")
+    @classmethod
+    def _only_web_links(cls, value: Any) -> str | None:
+        return safe_link(value)
 
 
 class GroundingEvent(ExternalEvent):

@@ -3,19 +3,20 @@
 Bytes go in as the network delivers them, complete frames come out. A frame is dispatched on a
 blank line; ``data:`` lines are joined with ``\\n``; ``:`` comments and ``retry:`` are ignored;
 CRLF, CR and LF line ends are all accepted (WHATWG HTML, "event stream interpretation").
-Limits protect the process from an agent that never ends a frame or never ends the stream.
+Limits protect the process from an agent that never ends a frame or never ends the stream. A frame
+that is not valid UTF-8 is left out on its own (the frames around it are kept) and a note says so.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import ProtocolError
+from .errors import ProtocolError, RunTooLargeError
+from .limits import DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_TOTAL_BYTES, size_label
 
-__all__ = ["DEFAULT_MAX_FRAME_BYTES", "DEFAULT_MAX_TOTAL_BYTES", "SseFrame", "SseParser"]
+__all__ = ["DEFAULT_MAX_FRAME_BYTES", "DEFAULT_MAX_TOTAL_BYTES", "INVALID_UTF8_NOTE", "SseFrame", "SseParser"]
 
-DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024
-DEFAULT_MAX_TOTAL_BYTES = 256 * 1024 * 1024
+INVALID_UTF8_NOTE = "Events from the agent that are not valid UTF-8 were left out."
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -28,7 +29,11 @@ class SseFrame:
 
 
 class SseParser:
-    """Feed bytes with :meth:`feed`, get the frames completed by them; call :meth:`close` at EOF."""
+    """Feed bytes with :meth:`feed`, get the frames completed by them; call :meth:`close` at EOF.
+
+    ``max_total_bytes`` bounds one stream (one run). ``notes``, when given, receives one sentence
+    for a person the first time a frame is left out; ``dropped_frames`` counts them.
+    """
 
     __slots__ = (
         "_cr",
@@ -39,8 +44,10 @@ class SseParser:
         "_size",
         "_tail_nl",
         "_total",
+        "dropped_frames",
         "max_frame_bytes",
         "max_total_bytes",
+        "notes",
     )
 
     def __init__(
@@ -48,9 +55,12 @@ class SseParser:
         *,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+        notes: list[str] | None = None,
     ) -> None:
         self.max_frame_bytes = max_frame_bytes
         self.max_total_bytes = max_total_bytes
+        self.notes = notes
+        self.dropped_frames = 0
         # Bytes of the unfinished frame, kept as parts so a large frame arriving in small chunks
         # is joined once, not once per chunk.
         self._parts: list[bytes] = []
@@ -70,9 +80,9 @@ class SseParser:
     def feed(self, chunk: bytes) -> list[SseFrame]:
         self._total += len(chunk)
         if self._total > self.max_total_bytes:
-            raise ProtocolError(
-                f"the agent's stream exceeded {self.max_total_bytes} bytes in total; "
-                "raise the limit for this agent if its runs are legitimately that large"
+            raise RunTooLargeError(
+                f"The agent sent more than {size_label(self.max_total_bytes)} in one run; "
+                "the answer was cut there."
             )
         if self._first:
             # A UTF-8 byte order mark may open the stream, possibly split across chunks.
@@ -119,10 +129,13 @@ class SseParser:
                     raise self._frame_too_large()
         # Complete frames end on a line boundary, so decoding them in one go never splits a
         # character, and is much cheaper than decoding frame by frame.
-        text = self._decode(complete)
+        try:
+            blocks = complete.decode("utf-8").split("\n\n")
+        except UnicodeDecodeError:
+            blocks = self._decode_each(complete)
         frames = []
         append = frames.append
-        for block in text.split("\n\n"):
+        for block in blocks:
             # Fast path: the common AG-UI frame is exactly one "data: " line.
             if block.startswith("data: ") and "\n" not in block:
                 append(SseFrame(block[6:], None, self._last_id))
@@ -165,11 +178,14 @@ class SseParser:
             return None
         return SseFrame("\n".join(data_lines), event, self._last_id)
 
-    @staticmethod
-    def _decode(raw: bytes) -> str:
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ProtocolError(
-                f"the agent's stream is not valid UTF-8 ({exc.reason} at byte {exc.start})"
-            ) from exc
+    def _decode_each(self, complete: bytes) -> list[str]:
+        """The frames of a batch that decode, one by one; the others are counted and left out."""
+        blocks = []
+        for raw in complete.split(b"\n\n"):
+            try:
+                blocks.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                self.dropped_frames += 1
+                if self.dropped_frames == 1 and self.notes is not None:
+                    self.notes.append(INVALID_UTF8_NOTE)
+        return blocks

@@ -16,10 +16,10 @@ from collections.abc import AsyncIterable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import jsonpatch
 from ag_ui import core as ag
 
 from . import policy as ext
+from .state import StateKeeper
 
 __all__ = [
     "ActivityRecord",
@@ -372,8 +372,6 @@ def _content_text(content: Any) -> tuple[str, list[Any]]:
     return "".join(texts), others
 
 
-_SIMPLE_OPS = frozenset({"add", "replace", "remove", "test"})
-
 # Events that only lengthen an existing text, and the builder's index of such texts by id.
 _TEXT_DELTAS: dict[type, str] = {
     ag.TextMessageContentEvent: "_messages",
@@ -416,6 +414,9 @@ class TranscriptBuilder:
         self._waiting_values: dict[str, str] = {}
         # Open calls of earlier runs that this run announced again, by id.
         self._continued: dict[str, ToolCallRecord] = {}
+        # Snapshots and patches of the state and of activities, within their bounds (sdk/state.py).
+        self._state = StateKeeper("state")
+        self._activity = StateKeeper("activity")
         self._handlers: dict[type, Callable[[Any], None]] = {
             ag.RunStartedEvent: self._run_started,
             ag.RunFinishedEvent: self._run_finished,
@@ -543,17 +544,10 @@ class TranscriptBuilder:
         return entry
 
     def _apply_patch(self, document: Any, operations: list[Any], what: str) -> tuple[Any, bool]:
-        ops = [op.model_dump(by_alias=True) if hasattr(op, "model_dump") else op for op in operations]
-        # One simple operation fails before it changes anything, so it can be applied in place;
-        # anything longer is applied to a copy so a failure leaves the last good document.
-        in_place = len(ops) == 1 and ops[0].get("op") in _SIMPLE_OPS and document is not None
-        try:
-            return jsonpatch.apply_patch(document, ops, in_place=in_place), True
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError) as exc:
-            self.transcript.errors.append(
-                f"{what}: the JSON Patch could not be applied ({exc}); kept the last good state"
-            )
-            return document, False
+        errors = self.transcript.errors
+        noted = len(errors)
+        patched = self._activity.patch(document, operations, errors)
+        return patched, len(errors) == noted
 
     # --- AG-UI: run and steps ------------------------------------------------------------------
 
@@ -725,14 +719,16 @@ class TranscriptBuilder:
     # --- AG-UI: state, messages, activity ------------------------------------------------------
 
     def _state_snapshot(self, event: ag.StateSnapshotEvent) -> None:
-        # Owned copy: later in-place patches must not change the caller's event object.
-        self.transcript.state = copy.deepcopy(event.snapshot)
-        self.transcript.observed.state_snapshots = True
+        # An owned copy: later in-place patches never change the caller's event object.
+        t = self.transcript
+        t.observed.state_snapshots = True
+        t.state = self._state.snapshot(t.state, event.snapshot, t.errors)
 
     def _state_delta(self, event: ag.StateDeltaEvent) -> None:
+        # Before any snapshot the patch applies to {} (or to the state the transcript was seeded with).
         t = self.transcript
         t.observed.state_deltas = True
-        t.state, _ = self._apply_patch(t.state, event.delta, "STATE_DELTA")
+        t.state = self._state.patch(t.state, event.delta, t.errors)
 
     def _messages_snapshot(self, event: ag.MessagesSnapshotEvent) -> None:
         messages: list[TranscriptMessage] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Iterator
@@ -13,15 +14,21 @@ from .errors import (
     AgentError,
     AgentTimeoutError,
     AgentUnreachableError,
+    EventIdleTimeoutError,
     ProtocolError,
+    RunTimeLimitError,
     error_from_response,
 )
+from .limits import MAX_JSON_DEPTH, duration_label, json_text_depth
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "MAX_ERROR_BODY_BYTES",
+    "BodyOutOfBoundsError",
+    "BodyTooDeepError",
     "BodyTooLargeError",
     "DiscoveryStatus",
+    "RunClock",
     "check_content_type",
     "client_for",
     "make_timeout",
@@ -103,21 +110,100 @@ def check_content_type(response: httpx.Response, expected: str, what: str) -> No
         raise ProtocolError(f"{what}: the agent answered {shown!r}, expected {expected!r}")
 
 
-class BodyTooLargeError(ProtocolError):
-    """A JSON answer over the size the client reads: not read to its end, and not mistaken for a
-    page that is not JSON (which, for discovery, means "no discovery")."""
+class BodyOutOfBoundsError(ProtocolError):
+    """A JSON answer past a bound the client reads within: not mistaken for a page that is not JSON
+    (which, for discovery, means "no discovery"), and never kept."""
 
 
-async def read_json(response: httpx.Response, what: str, *, limit: int = MAX_JSON_BODY_BYTES) -> Any:
+class BodyTooLargeError(BodyOutOfBoundsError):
+    """Larger than the client reads: not read to its end."""
+
+
+class BodyTooDeepError(BodyOutOfBoundsError):
+    """Nested deeper than the client parses (checked on the text, before any recursive parser)."""
+
+
+async def read_json(
+    response: httpx.Response,
+    what: str,
+    *,
+    limit: int = MAX_JSON_BODY_BYTES,
+    max_depth: int = MAX_JSON_DEPTH,
+) -> Any:
     """The JSON body of a 2xx answer, or ProtocolError saying what is wrong with it."""
     check_content_type(response, "application/json", what)
     body, too_large = await _read_limited(response, limit)
     if too_large:
         raise BodyTooLargeError(f"{what}: the agent's answer is larger than {limit} bytes")
     try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
+        text = body.decode(json.detect_encoding(body))
+    except (UnicodeDecodeError, LookupError) as exc:
         raise ProtocolError(f"{what}: the agent's answer is not valid JSON ({exc})") from exc
+    if text.count("[") + text.count("{") > max_depth and json_text_depth(text) > max_depth:
+        raise BodyTooDeepError(f"{what}: the agent's answer is nested more than {max_depth} levels deep")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError(f"{what}: the agent's answer is not valid JSON ({exc})") from exc
+
+
+class RunClock:
+    """The time bounds of one run's stream: an overall limit, and an idle limit on whole events.
+
+    The idle limit counts from the last complete event the client handed on, not the last byte, so
+    an agent that drips bytes or never ends a frame is cut as surely as a silent one. While the
+    agent legitimately waits (``waiting`` > 0: an approval it asked for is undecided), only the
+    overall limit applies. Created when the run starts, so the overall limit counts from there.
+    """
+
+    __slots__ = (
+        "_idle_deadline",
+        "_loop",
+        "_run_deadline",
+        "event_idle_timeout",
+        "run_time_limit",
+        "waiting",
+    )
+
+    def __init__(self, event_idle_timeout: float | None, run_time_limit: float | None) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.event_idle_timeout = event_idle_timeout
+        self.run_time_limit = run_time_limit
+        now = self._loop.time()
+        self._run_deadline = now + run_time_limit if run_time_limit is not None else None
+        self._idle_deadline: float | None = None
+        self.waiting = 0
+        self.event_seen()
+
+    def event_seen(self) -> None:
+        """A whole event arrived (and was handled): the idle limit starts again from now."""
+        if self.event_idle_timeout is not None:
+            self._idle_deadline = self._loop.time() + self.event_idle_timeout
+
+    async def next_chunk(self, chunks: AsyncIterator[bytes]) -> bytes | None:
+        """The next piece of the body, None at its end; raises when a limit passes first."""
+        idle = self._idle_deadline if not self.waiting else None
+        run = self._run_deadline
+        deadline = run if idle is None else idle if run is None else min(idle, run)
+        if deadline is None:
+            return await anext(chunks, None)
+        try:
+            async with asyncio.timeout_at(deadline) as scope:
+                return await anext(chunks, None)
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            if deadline == run:
+                assert self.run_time_limit is not None
+                raise RunTimeLimitError(
+                    f"The run went past its time limit of {duration_label(self.run_time_limit)}; "
+                    "the answer was cut there."
+                ) from None
+            assert self.event_idle_timeout is not None
+            raise EventIdleTimeoutError(
+                f"The agent sent no complete event for {duration_label(self.event_idle_timeout)}; "
+                "the answer was cut there."
+            ) from None
 
 
 def describe(exc: AgentError) -> str:

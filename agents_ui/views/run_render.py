@@ -24,7 +24,8 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from agents_ui.decisions import Plan
-from agents_ui.models import Run
+from agents_ui.models import AgentEndpoint, Conversation, Run
+from agents_ui.sdk.client_tools import client_tool
 from agents_ui.sdk.transcript import Transcript
 
 _ALLOWED_TAGS = {
@@ -171,6 +172,10 @@ class RunView:
     earlier: frozenset[str] = frozenset()
     # Live answers as last rendered: message id -> characters settled (the stream goes on from there).
     settled: dict[str, int] = field(default_factory=dict)
+    # The person's answers to this run's calls, sent with a later run: call id -> ToolAnswer JSON.
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # False once a later run exists: a call left without a result can then no longer be answered.
+    answerable: bool = True
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0 and message.id not in self.earlier
@@ -222,7 +227,39 @@ class RunView:
             "result": pretty_json(_maybe_json(call.result)) if call.has_result else "",
             "result_error": call.result_error,
             "status": call.status,
+            **self._client_call(call),
         }
+
+    def _client_call(self, call: Any) -> dict[str, Any]:
+        """A call the client answers: one of its own tools, or any call left without a result when
+        the run ended (the agent expected the client to run it), unless an approval holds the run."""
+        tool = client_tool(call.name, call.args) if call.complete and call.args_error is None else None
+        answer = self.answers.get(call.id)
+        ended = self.run.status == Run.Status.COMPLETED and not self.transcript.observed.interrupts
+        awaiting = (
+            call.complete and not call.has_result and answer is None and ended and self.answerable
+        ) and not self._external()
+        if not (tool or awaiting or answer):
+            return {"client": None, "awaiting": False}
+        shown = answer["content"] if answer else call.result if call.has_result else None
+        return {
+            "client": tool,
+            "awaiting": awaiting,
+            "answered": answer is not None or (tool is not None and call.has_result),
+            "dismissed": bool(answer and answer.get("dismissed")),
+            # Kept until the run's other calls have their answers too; then all go at once.
+            "kept": bool(answer and answer.get("kept")),
+            "answer": pretty_json(_maybe_json(shown)) if shown is not None else "",
+            "answer_value": _maybe_json(shown) if shown is not None else None,
+            "has_args": call.args not in (None, {}, []),
+        }
+
+    def _external(self) -> bool:
+        """An external agent's run: its calls are its own to finish (never a database query here)."""
+        conversation = self.run.conversation
+        if not Conversation.endpoint.is_cached(conversation):
+            return False
+        return conversation.endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL
 
     @property
     def said_anything(self) -> bool:
@@ -463,7 +500,7 @@ class StreamRenderer:
         for call in transcript.tool_calls.values():
             if call.id in view.earlier:
                 continue
-            signature = (call.complete, call.has_result, len(call.args_text), call.status)
+            signature = self._call_signature(call)
             previous = self._calls.get(call.id)
             if previous is None:
                 structural = True
@@ -478,6 +515,10 @@ class StreamRenderer:
         if structural:
             return self.first()
         return "".join(parts)
+
+    def _call_signature(self, call: Any) -> tuple:
+        # The run's status too: a call left without a result becomes answerable when the run ends.
+        return (call.complete, call.has_result, len(call.args_text), call.status, self.view.run.status)
 
     def state_fragment(self) -> str:
         """The workspace's state panel, when the state document changed."""
@@ -521,9 +562,7 @@ class StreamRenderer:
         self._text = {m.id: m.text_length for m in t.messages if self.view.shows(m)}
         self._complete = {m.id for m in t.messages if self.view.shows(m) and m.complete}
         self._reasoning = {r.id: r.text_length for r in t.reasoning}
-        self._calls = {
-            c.id: (c.complete, c.has_result, len(c.args_text), c.status) for c in t.tool_calls.values()
-        }
+        self._calls = {c.id: self._call_signature(c) for c in t.tool_calls.values()}
         state = self._signatures.get("state")
         self._signatures = {name: signature for name, signature, _ in self._sections()}
         if state is not None:

@@ -23,7 +23,8 @@ from tests.factories import make_user
 # AG-UI has no field for grounding, host context or stream profiles: always hidden for AG-UI agents.
 SHOWN: dict[str, set[str]] = {
     # reasoning.supported; tools.items; output.structuredOutput; humanInTheLoop.feedback;
-    # transport.streaming (stop); execution limits; multimodal.input.audio (upload). No
+    # transport.streaming (stop); execution limits; multimodal.input.audio (upload and the audio
+    # recorder); codeExecution in a sandbox; state.memory; custom.rateLimit (throttle, custom). No
     # approvals/interrupts declared: unknown. state declares only memory: no state panel.
     "research-assistant": {
         "identity",
@@ -34,27 +35,35 @@ SHOWN: dict[str, set[str]] = {
         "stop",
         "limits",
         "upload",
+        "audio-recorder",
+        "code-execution",
+        "memory",
+        "throttle",
+        "custom",
     },
     # multiAgent.subagents (4); tools.items; streaming; execution.maxIterations.
     "orchestrator": {"identity", "subagents", "tools", "stop", "limits"},
-    # multimodal.input image + pdf; reasoning.supported; streaming. output lists MIME types but not
-    # structuredOutput (unknown); no execution limits.
-    "document-reviewer": {"identity", "reasoning", "upload", "stop"},
+    # multimodal.input image + pdf (and the image picker); reasoning.supported; streaming; custom.input.
+    # output lists MIME types but not structuredOutput (unknown); no execution limits.
+    "document-reviewer": {"identity", "reasoning", "upload", "stop", "image-picker", "custom"},
     # humanInTheLoop.approvals/interrupts; tools.items; interventions + streaming; maxExecutionTime.
     # state declares only persistentState: snapshots/deltas unknown, so no state panel.
     "operations": {"identity", "approvals", "tools", "stop", "limits"},
     # state snapshots + deltas; interventions; execution limits. reasoning and tools explicitly false.
     "planner": {"identity", "state", "stop", "limits"},
-    # tools.items (changes per discovery); streaming.
-    "toolsmith": {"identity", "tools", "stop"},
+    # tools.items (changes per discovery); streaming; tools.clientProvided.
+    "toolsmith": {"identity", "tools", "stop", "frontend-tools"},
     # reasoning.supported (encrypted); streaming. state declares only memory/persistentState false.
     "cipher": {"identity", "reasoning", "stop"},
     # No discovery (404): everything unknown but the identity card; no run has been observed yet.
     "legacy": {"identity"},
     # External policy: files + filePolicy.upload, approvals, domainTools, negotiated citation modules
     # and grounding, interactions, messages, rate/spend limits, host context, three stream profiles.
-    # The policy has no field for reasoning, sub-agents or state.
-    "support-desk": set(CONTROL_NAMES) - {"reasoning", "subagents", "state"},
+    # The policy has no field for reasoning, sub-agents, state, media, code execution, memory, a send
+    # rate or custom capabilities; its messages stream as usual and carry no client tools.
+    "support-desk": set(CONTROL_NAMES)
+    - {"reasoning", "subagents", "state", "image-picker", "audio-recorder", "media-output"}
+    - {"frontend-tools", "transport", "code-execution", "memory", "throttle", "custom"},
     # files false, approvals false (no tool needs one), grounding false, interactions false.
     "archive": {"identity", "tools", "structured-output", "stop", "limits", "host-context", "stream-profile"},
     # Needs a newer SDK: never prepared, so read from the policy alone. Empty outputModuleTypes,
@@ -66,7 +75,10 @@ assert set(SHOWN) == {agent.slug for agent in DEMO_AGENTS}
 
 ALL_PERMISSIONS = ["upload_files", "approve_actions", "view_reasoning"]
 # Controls that need a permission to be used: without it they are disabled, never hidden.
-NEEDS_PERMISSION = {"reasoning", "upload", "approvals"}
+NEEDS_PERMISSION = {"reasoning", "upload", "approvals", "image-picker", "audio-recorder"}
+# Decided and explained, not drawn by the workspace yet.
+NOT_DRAWN = {"image-picker", "audio-recorder", "media-output", "frontend-tools", "transport"}
+NOT_DRAWN |= {"code-execution", "memory", "throttle", "custom"}
 
 
 def expected_plan(slug: str, *, permissions: bool = True) -> dict[str, str]:
@@ -132,7 +144,7 @@ def test_workspace_shows_exactly_the_controls_the_agent_declares(
     open_workspace(page, live_url, slug)
 
     expected = expected_plan(slug)
-    assert page_controls(page) == {name: d for name, d in expected.items() if d != "hidden"}
+    assert page_controls(page) == {n: d for n, d in expected.items() if d != "hidden" and n not in NOT_DRAWN}
     assert explained(page) == expected
     screenshot(f"workspace-{slug}")
 
@@ -145,7 +157,7 @@ def test_without_permissions_the_controls_that_need_one_are_disabled_not_hidden(
     open_workspace(page, live_url, slug)
 
     expected = expected_plan(slug, permissions=False)
-    assert page_controls(page) == {name: d for name, d in expected.items() if d != "hidden"}
+    assert page_controls(page) == {n: d for n, d in expected.items() if d != "hidden" and n not in NOT_DRAWN}
     assert explained(page) == expected
     for name in NEEDS_PERMISSION & SHOWN[slug]:
         expect(page.locator(f"#explain [data-explain={name}]")).to_contain_text("You do not have permission")
@@ -182,7 +194,7 @@ def test_an_admin_override_hides_a_control_and_the_explain_panel_says_so(
         "feedback": "hidden",
         "state": "shown",
     }
-    assert page_controls(page) == {name: d for name, d in expected.items() if d != "hidden"}
+    assert page_controls(page) == {n: d for n, d in expected.items() if d != "hidden" and n not in NOT_DRAWN}
     assert explained(page) == expected
     for name in ("tools", "feedback"):
         reasons = page.locator(f"#explain [data-explain={name}] .reasons")

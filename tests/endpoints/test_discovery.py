@@ -134,3 +134,15 @@ async def make_async(**fields):
     from asgiref.sync import sync_to_async
 
     return await sync_to_async(make_endpoint)(**fields)
+
+
+def test_a_stored_declaration_nested_too_deep_reads_as_invalid_not_as_a_crash():
+    from agents_ui.endpoints.discovery import Discovery
+
+    deep: dict = {}
+    node = deep
+    for _ in range(10_000):
+        node["custom"] = {}
+        node = node["custom"]
+    found = Discovery(1, "agui", "declared", "", None, raw=deep)
+    assert found.capabilities is None

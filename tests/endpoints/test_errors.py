@@ -20,3 +20,12 @@ def test_each_error_becomes_a_sentence():
     limited = describe(SpendLimitExceededError(retry_after=86400))
     assert limited == "The agent's spending limit is reached. Try again in 24 hours."
     assert "Try again in 30 seconds." in describe(RateLimitedError(retry_after=30))
+
+
+def test_a_run_cut_at_a_bound_says_which_bound_and_where():
+    from agents_ui.sdk.errors import EventIdleTimeoutError, RunTimeLimitError, RunTooLargeError
+
+    big = RunTooLargeError("The agent sent more than 32 MB in one run; the answer was cut there.")
+    assert describe(big) == "The agent sent more than 32 MB in one run; the answer was cut there."
+    assert "no complete event" in describe(EventIdleTimeoutError())
+    assert "time limit" in describe(RunTimeLimitError())

@@ -60,27 +60,12 @@ class Profile:
         return self.peer if self.endpoint == "default" else f"{self.peer}-{self.endpoint}"
 
 
-SIGNED_REASONING = (
-    "signed-reasoning",
-    "defect 7: REASONING_ENCRYPTED_VALUE (subtype message) for a reasoning message that streamed visible "
-    "text marks the entry encrypted, so the product hides the text behind 'Reasoning hidden'",
-)
-SEALED_TOOL_RESULT = (
-    "sealed-tool-result",
-    "defect 7: REASONING_ENCRYPTED_VALUE whose entityId is the tool-result message becomes an invented "
-    "reasoning entry (and observed reasoning)",
-)
 RESUME_REOPENS_CALL = (
     "resume-reopens-call",
     "defect 8: the resume run sends TOOL_CALL_START again with the id the interrupted run opened; the "
     "thread's fold appends the arguments to the finished call's text (now invalid JSON twice over)",
 )
 
-STATE_DELTA_FIRST = (
-    "state-delta-first",
-    "defect 6: a STATE_DELTA before any STATE_SNAPSHOT is applied to no document and fails (the product "
-    "shows the Python error); it should patch {} or the thread's last state",
-)
 
 PROFILES = [
     Profile("pydantic-ai"),
@@ -99,7 +84,6 @@ PROFILES = [
         response_schema=False,
         wrapped_results=True,
         signed_reasoning=False,
-        defects=(STATE_DELTA_FIRST,),
     ),
     Profile(
         "agent-framework",

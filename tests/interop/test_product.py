@@ -14,7 +14,7 @@ from asgiref.sync import sync_to_async
 
 from agents_ui.models import Conversation, Message, Run
 from agents_ui.runs.event_log import replay
-from agents_ui.runs.inputs import RunRequest
+from agents_ui.runs.inputs import RunRequest, ToolAnswer
 from agents_ui.runs.live import start_run
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
@@ -124,3 +124,26 @@ async def test_the_product_resumes_an_approval_where_the_server_keeps_the_thread
     resumed = await _resume(run, {"approved": True})
     assert resumed.status == Run.Status.COMPLETED, resumed.error
     assert REFUND in await _answer(resumed)
+
+
+async def test_the_product_offers_its_client_tools_to_pydantic_ai_and_sends_the_answer_back(pydantic_ai):
+    run = await _say(pydantic_ai, "plan the steps")
+    assert run.status == Run.Status.COMPLETED
+    call = (await sync_to_async(replay)(run)).tool_calls["call_ask"]
+    assert call.name == "ask_user" and not call.has_result
+    answer = ToolAnswer(
+        id="answer-1", tool_call_id=call.id, content='{"answer": "Review"}', tool_name=call.name,
+        arguments=call.args_text, parent_message_id=call.parent_message_id or "",
+    )  # fmt: skip
+
+    def create() -> Run:
+        new = Run.objects.create(
+            conversation=run.conversation,
+            request=RunRequest(kind="answer", answers=(answer.as_json(),)).as_json(),
+        )
+        new.conversation = run.conversation
+        return new
+
+    answered = await _finish(await sync_to_async(create)())
+    assert answered.status == Run.Status.COMPLETED, answered.error
+    assert await _answer(answered) == 'Done: {"answer": "Review"}'

@@ -281,9 +281,6 @@ async def test_the_stream_renders_the_growing_answer_and_replaces_only_what_chan
         fragments.append(await sync_to_async(renderer.update)())
     tails = [f for f in fragments if 'class="md-tail" id="msg-' in f]
     assert len(tails) >= 3  # the answer grew in pieces, its tail rendered again at each
-    assert all(
-        "md-tail" in f for f in fragments[1:] if f and "run-body" not in f and "msg-assistant" not in f
-    )
     assert "counting down" in "".join(fragments)
     assert 'class="msg msg-assistant"' in fragments[-1] or any("msg-text md" in f for f in fragments)
 

@@ -24,6 +24,7 @@ from agents_ui.sdk import (
     AgUiAgent,
     InternalAgentError,
     ProtocolError,
+    RunTooLargeError,
     afold,
     parse_event,
 )
@@ -334,7 +335,7 @@ async def test_total_size_limit(fake_server):
             await ex.send(sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "y" * 100}))
 
     server = await fake_server(handler)
-    with pytest.raises(ProtocolError, match="in total"):
+    with pytest.raises(RunTooLargeError, match="more than 4 KB in one run; the answer was cut there"):
         await collect(AgUiAgent(server.url, max_total_bytes=4096))
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents_ui.sdk import ProtocolError, SseFrame, SseParser
+from agents_ui.sdk import ProtocolError, RunTooLargeError, SseFrame, SseParser
+from agents_ui.sdk.sse import DEFAULT_MAX_TOTAL_BYTES, INVALID_UTF8_NOTE
 
 STREAM = (
     b"\xef\xbb\xbf: hello\r\n\r\n"
@@ -55,13 +56,28 @@ def test_frame_limit():
         SseParser(max_frame_bytes=100).feed(b"data: " + b"x" * 200 + b"\n\n")
 
 
-def test_total_limit():
+def test_total_limit_is_per_run_and_says_where_the_answer_was_cut():
     parser = SseParser(max_total_bytes=30)
     parser.feed(b"data: 1\n\n")
-    with pytest.raises(ProtocolError, match="in total"):
+    with pytest.raises(RunTooLargeError, match=r"^The agent sent more than 30 bytes in one run; the answer"):
         parser.feed(b"data: 22222222222222222222\n\n")
+    assert DEFAULT_MAX_TOTAL_BYTES == 32 * 1024 * 1024
+    with pytest.raises(RunTooLargeError) as cut:
+        SseParser(max_total_bytes=DEFAULT_MAX_TOTAL_BYTES).feed(b": " * (DEFAULT_MAX_TOTAL_BYTES // 2 + 1))
+    assert cut.value.message == "The agent sent more than 32 MB in one run; the answer was cut there."
+    assert cut.value.code == "run_too_large"
 
 
-def test_invalid_utf8_is_a_protocol_error():
-    with pytest.raises(ProtocolError, match="UTF-8"):
-        SseParser().feed(b"data: \xff\xfe\n\n")
+@pytest.mark.parametrize("size", [1, 7, 1000])
+def test_a_frame_that_is_not_utf8_is_left_out_and_the_frames_around_it_are_kept(size):
+    stream = b'data: {"a":1}\n\ndata: \xff\xfe\n\ndata: {"b":2}\n\ndata: caf\xc3\xa9\n\n'
+    notes: list[str] = []
+    parser = SseParser(notes=notes)
+    frames = []
+    for i in range(0, len(stream), size):
+        frames += parser.feed(stream[i : i + size])
+    assert frames == [SseFrame('{"a":1}'), SseFrame('{"b":2}'), SseFrame("caf\u00e9")]
+    assert parser.dropped_frames == 1
+    assert notes == [INVALID_UTF8_NOTE]
+    parser.feed(b"data: \xc3\n\n")
+    assert parser.dropped_frames == 2 and notes == [INVALID_UTF8_NOTE]

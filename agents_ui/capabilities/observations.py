@@ -1,0 +1,72 @@
+"""What runs have shown an agent doing: one record, whatever the protocol, kept apart from any
+declaration (docs/PROTOCOLS.md 1.2).
+
+The same record serves every reader of evidence: the fold of one run (`Observations.of(...)` over
+the transcript's flags), what an endpoint has shown over all its runs (`from_json` / `to_json` of
+its stored JSON), and the decisions (folded into the profile as observed facts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+# Field -> the flag of the run fold (agents_ui.sdk.transcript.Observed) it is read from.
+_FOLD_FLAGS: dict[str, tuple[str, ...]] = {
+    "reasoning_seen": ("reasoning",),
+    "encrypted_reasoning_seen": ("encrypted_reasoning",),
+    "interrupts_seen": ("interrupts",),
+    "state_seen": ("state_snapshots", "state_deltas"),
+    "tool_calls_seen": ("tool_calls",),
+    "subagents_seen": ("subagents",),
+    "approvals_seen": ("approvals",),
+    "modules_seen": ("modules",),
+    "grounding_seen": ("grounding",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Observations:
+    """Evidence from runs: each flag is true once a run showed it, and never goes back."""
+
+    reasoning_seen: bool = False
+    encrypted_reasoning_seen: bool = False
+    interrupts_seen: bool = False
+    state_seen: bool = False
+    tool_calls_seen: bool = False
+    subagents_seen: bool = False
+    approvals_seen: bool = False
+    modules_seen: bool = False
+    grounding_seen: bool = False
+
+    @classmethod
+    def of(cls, observed: Any) -> Observations:
+        """From the flags one run's fold set (any object with the fold's attribute names)."""
+        return cls(
+            **{
+                name: any(bool(getattr(observed, flag, False)) for flag in flags)
+                for name, flags in _FOLD_FLAGS.items()
+            }
+        )
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Observations:
+        """From what an endpoint stores: {"reasoning": true, "state": true, ...}."""
+        data = data if isinstance(data, Mapping) else {}
+        return cls(**{f.name: data.get(_json_key(f.name)) is True for f in fields(cls)})
+
+    def to_json(self) -> dict[str, bool]:
+        """Only what was seen, so what an endpoint stores grows by merging."""
+        return {_json_key(f.name): True for f in fields(self) if getattr(self, f.name)}
+
+    def __or__(self, other: Observations) -> Observations:
+        return replace(self, **{f.name: True for f in fields(other) if getattr(other, f.name)})
+
+    def covers(self, other: Observations) -> bool:
+        """Whether everything `other` saw is already here (nothing new to store)."""
+        return (self | other) == self
+
+
+def _json_key(name: str) -> str:
+    return name.removesuffix("_seen")

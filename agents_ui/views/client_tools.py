@@ -1,0 +1,141 @@
+"""Answers to tool calls the client runs: the person answers (or dismisses) a call the agent left
+for the client, and a new run of the thread takes the answer to the agent as a tool message."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_POST
+
+from agents_ui.endpoints.plans import plan_inputs, user_abilities
+from agents_ui.models import AgentEndpoint, Run
+from agents_ui.runs.history import earlier_ids, transcript_of
+from agents_ui.runs.inputs import RunRequest, ToolAnswer
+from agents_ui.runs.live import start_run
+from agents_ui.sdk.client_tools import DISMISSED, client_tool, other_answer, read_answer
+from agents_ui.views.access import users_run
+from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
+from agents_ui.views.run_render import RunView, dom_id
+
+
+class _Refused(Exception):
+    """Why the answer cannot be sent; the card keeps what the person wrote."""
+
+
+def _note(request: HtmxHttpRequest, run: Run, target_id: str, text: str) -> HttpResponse:
+    return fragment_or_page(
+        request,
+        "agents_ui/run.html#form-note",
+        {"target_id": target_id, "text": text, "tone": "error"},
+        page=run.conversation.get_absolute_url(),
+        note=text,
+        level=messages.ERROR,
+    )
+
+
+@login_required
+@require_POST
+async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
+    run = await users_run(request, run_id)
+    call_id = request.POST.get("call") or ""
+    transcript = await sync_to_async(transcript_of)(run)
+    call = transcript.tool_calls.get(call_id)
+    if call is None or run.conversation.endpoint.protocol != AgentEndpoint.Protocol.AGUI:
+        raise Http404("No such tool call.")
+    errors_id = f"{dom_id('call', call_id)}-errors"
+    inputs = await plan_inputs(run.conversation.endpoint, await user_abilities(await request.auser()))
+    plan = inputs.plan()
+    # The calls the run left for the client, and, of those, the ones without a kept answer yet.
+    asked = RunView(run, transcript, plan)
+    awaiting = [c.id for c in transcript.tool_calls.values() if asked.call_view(c)["awaiting"]]
+    try:
+        if call.id not in awaiting or call.id in kept_answers(run):
+            raise _Refused("This call is not waiting for an answer.")
+        tool = client_tool(call.name, call.args)
+        dismissed = request.POST.get("action") == "dismiss"
+        if dismissed:
+            content = DISMISSED
+        elif tool is not None:
+            # The agent's schema is checked off the event loop (bounded in time by the SDK).
+            value, problem = await sync_to_async(read_answer, thread_sensitive=False)(tool, request.POST)
+            if problem:
+                raise _Refused(problem)
+            content = json.dumps(value, ensure_ascii=False)
+        else:
+            as_json = request.POST.get("format") == "json"
+            content, problem = other_answer(request.POST.get("answer") or "", as_json)
+            if problem:
+                raise _Refused(problem)
+        stored = ToolAnswer(
+            id=f"answer-{uuid.uuid4().hex[:16]}",
+            tool_call_id=call.id,
+            content=content,
+            tool_name=call.name,
+            arguments=call.args_text,
+            parent_message_id=call.parent_message_id or "",
+            dismissed=dismissed,
+        )
+        new_run, answers = await sync_to_async(_answer_run, thread_sensitive=True)(run, stored, awaiting)
+    except _Refused as problem:
+        return _note(request, run, errors_id, str(problem))
+    if new_run is None:  # other calls of the run still wait for theirs: the answer is kept until then
+        if not request.htmx:
+            return redirect(run.conversation.get_absolute_url())
+        old = RunView(run, transcript, plan, answers=answers)
+        context = {"old": old, "calls": [old.call_view(call)]}
+        return TemplateResponse(request, "agents_ui/run.html#answer-kept", context)
+    start_run(new_run)
+    if not request.htmx:
+        return redirect(run.conversation.get_absolute_url())
+    old = RunView(run, transcript, plan, answers=answers, answerable=False)
+    earlier = await sync_to_async(earlier_ids)(new_run)
+    new_view = RunView(new_run, transcript_of(new_run), plan, live=True, earlier=earlier)
+    # Every card answered now shows what was sent (the kept ones said they were waiting).
+    calls = [old.call_view(transcript.tool_calls[call_id]) for call_id in answers]
+    return TemplateResponse(
+        request, "agents_ui/run.html#answered", {"old": old, "new": new_view, "calls": calls}
+    )
+
+
+KEPT = "answers_kept"  # in the asking run's request: answers waiting for the run's other calls
+
+
+def kept_answers(run: Run) -> dict[str, dict[str, Any]]:
+    """The answers given so far to a run whose other calls still wait for theirs: call id -> answer."""
+    return {a.get("toolCallId"): {**a, "kept": True} for a in (run.request or {}).get(KEPT) or ()}
+
+
+def _answer_run(
+    run: Run, stored: ToolAnswer, awaiting: list[str]
+) -> tuple[Run | None, dict[str, dict[str, Any]]]:
+    """The run that takes the answers to the agent once every call awaiting one has it (None until
+    then: the answer is kept on the asking run); refused once the thread has gone on."""
+    with transaction.atomic():
+        if run.conversation.runs.filter(created_at__gt=run.created_at).exists():
+            raise _Refused("The conversation went on: this call can no longer be answered.")
+        asking = Run.objects.select_for_update().get(pk=run.pk)
+        kept = list((asking.request or {}).get(KEPT) or ())
+        if any(a.get("toolCallId") == stored.tool_call_id for a in kept):
+            raise _Refused("This call is not waiting for an answer.")
+        kept.append(stored.as_json())
+        answered = {a.get("toolCallId") for a in kept}
+        if not set(awaiting) <= answered:
+            asking.request = {**(asking.request or {}), KEPT: kept}
+            asking.save(update_fields=["request"])
+            run.request = asking.request
+            return None, kept_answers(asking)
+        answers = tuple(ToolAnswer.from_json(a).as_json() for a in kept if a.get("toolCallId") in awaiting)
+        new_run = Run.objects.create(
+            conversation=run.conversation, request=RunRequest(kind="answer", answers=answers).as_json()
+        )
+    new_run.conversation = run.conversation
+    return new_run, {a["toolCallId"]: a for a in answers}

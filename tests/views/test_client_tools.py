@@ -1,0 +1,294 @@
+"""Frontend tools through the product (without a browser): offered to the agent, answered by the
+person, and the answer sent back in the next run's history, right after the call it answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from ag_ui.core import AssistantMessage, FunctionCall, ToolCall, ToolMessage, UserMessage
+from asgiref.sync import sync_to_async
+from django.core.cache import cache
+from django.test import AsyncClient
+
+from agents_ui.endpoints.plans import offered_client_tools, offers_client_tools, plan_inputs, user_abilities
+from agents_ui.models import AgentEndpoint, Conversation, Message, Run, RunEvent
+from agents_ui.runs.event_log import replay
+from agents_ui.runs.inputs import ToolAnswer, with_answers
+from agents_ui.runs.live import LIVE
+from agents_ui.sdk import SseParser, fold, parse_event
+from agents_ui.sdk.client_tools import DISMISSED, client_tool
+from agents_ui.views.run_render import RunView
+from agents_ui.views.workspace import _turns
+from tests.conftest import CAPTURES
+from tests.factories import make_endpoint, make_user
+from tests.support.client_tool_agent import declaration, script
+
+pytestmark = pytest.mark.django_db(transaction=True)
+GENERIC = ["ask_user", "request_form", "confirm", "choose"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    cache.clear()
+
+
+class HtmxClient(AsyncClient):
+    async def post(self, path, data=None, **extra):
+        return await super().post(path, data, headers={"HX-Request": "true"}, **extra)
+
+
+async def settle():
+    while LIVE:
+        await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
+
+
+def agent_for(mode: str):
+    received: list[dict] = []
+
+    async def handler(exchange):
+        if exchange.request.method == "GET":
+            exchange.respond(200, declaration(mode))
+            return
+        run_input = exchange.request.json()
+        received.append(run_input)
+        exchange.start_sse()
+        for event in script(run_input):
+            await exchange.send(f"data: {json.dumps(event)}\n\n")
+
+    return handler, received
+
+
+async def browse(fake_server, mode: str = "offers"):
+    handler, received = agent_for(mode)
+    server = await fake_server(handler)
+    await sync_to_async(make_endpoint)(slug="helper-agent", base_url=f"{server.url}/agent")
+    client = HtmxClient()
+    client.user = await sync_to_async(make_user)()
+    await client.aforce_login(client.user)
+    client.received = received
+    return client
+
+
+async def say(client, text: str, conversation: Conversation | None = None) -> Run:
+    form = {"content": text, **({"conversation": str(conversation.pk)} if conversation else {})}
+    response = await client.post("/agents/helper-agent/send/", form)
+    assert response.status_code == 200
+    await settle()
+    return await Run.objects.select_related("conversation__endpoint").order_by("-created_at").afirst()
+
+
+def call_of(run: Run):
+    [call] = replay(run).tool_calls.values()
+    return call
+
+
+@pytest.mark.parametrize(
+    ("declared", "offered"),
+    [({"tools": {"clientProvided": True}}, True), ({"tools": {"clientProvided": False}}, False),
+     ({"tools": {"supported": True}}, True), ({}, True), (None, True)],
+)  # fmt: skip
+def test_the_generic_tools_are_offered_unless_the_agent_declares_it_takes_none(declared, offered):
+    assert offers_client_tools(declared) is offered
+
+
+@pytest.mark.parametrize(("mode", "names"), [("offers", GENERIC), ("silent", GENERIC), ("refuses", [])])
+async def test_a_run_offers_the_tools_as_the_declaration_says(fake_server, mode, names):
+    client = await browse(fake_server, mode)
+    await say(client, "hello")
+    sent = client.received[-1]["tools"]
+    assert [tool["name"] for tool in sent] == names
+    assert all(tool["description"] and tool["parameters"]["type"] == "object" for tool in sent)
+    endpoint = await Conversation.objects.select_related("endpoint").aget()
+    assert [tool.name for tool in await offered_client_tools(endpoint.endpoint)] == names
+
+
+async def test_an_answer_goes_back_after_the_call_it_answers_and_shows_on_the_card(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "please ask me")
+    assert run.status == Run.Status.COMPLETED
+    call = await sync_to_async(call_of)(run)
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert 'data-answer-state="awaiting"' in page and "Which city should the trip start from?" in page
+
+    response = await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "answer": "Porto"})
+    assert response.status_code == 200
+    assert 'data-answer-state="answered"' in response.content.decode()
+    await settle()
+    sent = client.received[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
+    assert sent[1]["toolCalls"][0]["id"] == call.id
+    assert sent[1]["toolCalls"][0]["function"]["name"] == "ask_user"
+    assert sent[2] == {
+        "id": sent[2]["id"],
+        "role": "tool",
+        "toolCallId": call.id,
+        "content": '{"answer": "Porto"}',
+    }
+    answered = await Run.objects.order_by("-created_at").afirst()
+    assert answered.request["kind"] == "answer" and answered.status == Run.Status.COMPLETED
+    assert await Message.objects.filter(run_id=answered.pk, content='Thanks: {"answer": "Porto"}').aexists()
+    # The answer is in the new run's log: the agent never echoes it.
+    assert await RunEvent.objects.filter(run=answered, type="TOOL_CALL_RESULT").aexists()
+    answered.conversation = run.conversation
+    assert (await sync_to_async(replay)(answered)).tool_calls[call.id].result == '{"answer": "Porto"}'
+
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert 'data-answer-state="answered"' in page and "awaiting" not in page
+    again = await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "answer": "Lisbon"})
+    assert "can no longer be answered" in again.content.decode()
+    assert await Run.objects.acount() == 2
+
+
+async def test_an_answer_that_does_not_fit_is_refused_and_nothing_is_sent(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "show me the form")
+    call = await sync_to_async(call_of)(run)
+    names = {f.path[0]: f.name for f in client_tool(call.name, call.args).fields}
+    response = await client.post(
+        f"/runs/{run.pk}/answer/", {"call": call.id, names["name"]: "Ada", names["guests"]: "99"}
+    )
+    assert "The form does not fit: guests: 99 is greater than the maximum of 12" in response.content.decode()
+    assert await Run.objects.acount() == 1
+
+
+async def test_an_unknown_call_left_without_a_result_is_answered_as_json_or_dismissed(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "plan the steps")
+    call = await sync_to_async(call_of)(run)
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert 'data-client-tool="other"' in page and "generate_task_steps" in page and "Draft" in page
+    bad = await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "answer": "{oops", "format": "json"})
+    assert "not valid JSON" in bad.content.decode()
+
+    await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "action": "dismiss"})
+    await settle()
+    assert client.received[-1]["messages"][-1]["content"] == DISMISSED
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert 'data-answer-state="dismissed"' in page and f"Thanks: {DISMISSED}" in page
+
+
+async def test_a_call_of_an_earlier_turn_can_no_longer_be_answered(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "please ask me")
+    await say(client, "hello", run.conversation)
+    call = await sync_to_async(call_of)(run)
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert "awaiting" not in page
+    response = await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "answer": "Porto"})
+    assert "The conversation went on" in response.content.decode()
+
+
+async def test_a_call_id_used_again_in_a_later_run_is_a_new_call_to_answer(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "ask me again")
+    await client.post(f"/runs/{run.pk}/answer/", {"call": "call-again", "answer": "Porto"})
+    await settle()
+    later = await say(client, "ask me again", run.conversation)
+    conversation = await Conversation.objects.select_related("endpoint").aget()
+    plan = (await plan_inputs(conversation.endpoint, await user_abilities(client.user))).plan()
+    turns = await sync_to_async(_turns)(conversation, plan, True)
+    views = {view.run.pk: view for _, view in turns}
+    first, last = views[run.pk], views[later.pk]
+    assert first.call_view(first.transcript.tool_calls["call-again"])["answered"]
+    assert last.call_view(last.transcript.tool_calls["call-again"])["awaiting"]
+    response = await client.post(f"/runs/{later.pk}/answer/", {"call": "call-again", "answer": "Lisbon"})
+    assert response.status_code == 200
+    await settle()
+    assert client.received[-1]["messages"][-1]["content"] == '{"answer": "Lisbon"}'
+
+
+async def test_calls_made_together_are_answered_together(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "ask me both")
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert page.count('data-answer-state="awaiting"') == 2
+    kept = await client.post(f"/runs/{run.pk}/answer/", {"call": "call-ask", "answer": "Porto"})
+    assert 'data-answer-state="kept"' in kept.content.decode()
+    assert await Run.objects.acount() == 1  # nothing goes to the agent while a call still waits
+    again = await client.post(f"/runs/{run.pk}/answer/", {"call": "call-ask", "answer": "Lisbon"})
+    assert "not waiting for an answer" in again.content.decode()
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert page.count('data-answer-state="kept"') == 1 and page.count('data-answer-state="awaiting"') == 1
+
+    both = await client.post(f"/runs/{run.pk}/answer/", {"call": "call-confirm", "confirmed": "true"})
+    assert both.content.decode().count('data-answer-state="answered"') == 2
+    await settle()
+    sent = client.received[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "tool"]
+    assert [c["id"] for c in sent[1]["toolCalls"]] == ["call-ask", "call-confirm"]
+    assert [m["toolCallId"] for m in sent[2:]] == ["call-ask", "call-confirm"]
+    assert "kept" not in json.dumps((await Run.objects.order_by("-created_at").afirst()).request)
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert page.count('data-answer-state="answered"') == 2
+    assert 'Thanks: {"answer": "Porto"} and {"confirmed": true}' in page
+
+
+def answer(call_id: str, parent: str = "") -> dict:
+    return ToolAnswer(
+        id=f"answer-{call_id}", tool_call_id=call_id, content='{"confirmed": true}', tool_name="confirm",
+        arguments='{"summary": "Go?"}', parent_message_id=parent,
+    ).as_json()  # fmt: skip
+
+
+def test_the_answer_joins_the_assistant_message_that_made_the_call():
+    history = [UserMessage(id="u1", content="go"), AssistantMessage(id="a1", content="Let me check.")]
+    sent = with_answers(history, [answer("c1", parent="a1")])
+    assert [m.id for m in sent] == ["u1", "a1", "answer-c1"]
+    assert sent[1].content == "Let me check." and [c.id for c in sent[1].tool_calls] == ["c1"]
+    assert isinstance(sent[2], ToolMessage) and sent[2].tool_call_id == "c1"
+
+
+def test_a_history_that_holds_the_call_already_is_not_given_it_twice():
+    call = ToolCall(id="c1", function=FunctionCall(name="confirm", arguments="{}"))
+    history = [UserMessage(id="u1", content="go"), AssistantMessage(id="a1", tool_calls=[call])]
+    sent = with_answers(history, [answer("c1")])
+    assert [m.id for m in sent] == ["u1", "a1", "answer-c1"] and len(sent[1].tool_calls) == 1
+    lone = with_answers([UserMessage(id="u1", content="go")], [answer("c2")])
+    assert [m.id for m in lone] == ["u1", "call-c2", "answer-c2"]
+    assert lone[1].tool_calls[0].function.arguments == '{"summary": "Go?"}'
+
+
+INTEROP = CAPTURES.parent / "interop"
+
+
+def capture_view(path, status: str, protocol: str = "agui") -> RunView:
+    parser = SseParser()
+    transcript = fold([parse_event(frame.data) for frame in parser.feed(path.read_bytes())])
+    run = Run(status=status, conversation=Conversation(endpoint=AgentEndpoint(protocol=protocol)))
+    return RunView(run, transcript, plan=None)
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        (CAPTURES / "starter-human_in_the_loop.sse", "generate_task_steps"),  # the AG-UI dojo
+        (INTEROP / "adk-steps-1.sse", "generate_task_steps"),
+        (INTEROP / "pydantic-ai-steps-1.sse", "generate_task_steps"),  # pendingToolCallIds
+        (INTEROP / "langgraph-steps-1.sse", "generate_task_steps"),
+        (INTEROP / "agent-framework-steps-1.sse", "generate_task_steps"),
+    ],
+)
+def test_a_call_a_real_agent_left_for_the_client_can_be_answered_with_its_arguments_shown(path, name):
+    view = capture_view(path, Run.Status.COMPLETED)
+    [call] = [c for c in view.transcript.tool_calls.values() if c.name == name]
+    shown = view.call_view(call)
+    assert shown["awaiting"] and shown["client"] is None and shown["has_args"]
+    assert '"steps"' in shown["args"]
+
+
+def test_a_call_of_a_run_an_approval_holds_is_left_to_the_approval():
+    # Agent Framework's confirm_changes and ADK's adk_request_confirmation never get a result.
+    for path in (INTEROP / "agent-framework-refund-approve-1.sse", INTEROP / "adk-refund-approve-1.sse"):
+        view = capture_view(path, Run.Status.INTERRUPTED)
+        assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
+        view.run.status = Run.Status.COMPLETED  # even where the run is taken for completed
+        assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
+
+
+def test_an_external_agents_call_is_its_own_to_finish():
+    view = capture_view(CAPTURES / "starter-human_in_the_loop.sse", Run.Status.COMPLETED, protocol="external")
+    assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
+    running = capture_view(CAPTURES / "starter-human_in_the_loop.sse", Run.Status.RUNNING)
+    assert not any(running.call_view(c)["awaiting"] for c in running.transcript.tool_calls.values())
