@@ -9,7 +9,9 @@ writes can run in the page.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +76,17 @@ def markdown_html(text: str) -> str:
     return _clean(_markdown.render(text or ""))
 
 
+# One line of words, spaces and quiet punctuation, starting with a letter: Markdown makes it one plain
+# paragraph, so a live answer that is still such a line needs no parser at each swap.
+_PLAIN_LINE = re.compile(r"(?:[^\W\d_]|\[)(?:[^\W_]|[ ,.;'\"?%\[\]])*")
+
+
+def _live_html(text: str) -> str:
+    if _PLAIN_LINE.fullmatch(text):
+        return f"<p>{html.escape(text.rstrip(), quote=False)}</p>\n"
+    return markdown_html(text)
+
+
 @dataclass(frozen=True)
 class StreamingMarkdown:
     """A growing answer as HTML: what settled since last time (sent once, then kept) and the tail
@@ -118,12 +131,13 @@ def streaming_markdown(text: str, frozen: int = 0) -> StreamingMarkdown:
     """
     tail = text[frozen:]
     if len(tail) <= _TAIL_FREEZE_CHARS:
-        return StreamingMarkdown(frozen, "", markdown_html(tail))
-    tokens = _markdown.parse(tail)
-    index, cut = _last_block_start(tokens, tail.split("\n"))
+        return StreamingMarkdown(frozen, "", _live_html(tail))
+    plain = _PLAIN_LINE.fullmatch(tail) is not None
+    tokens = [] if plain else _markdown.parse(tail)
+    index, cut = (0, 0) if plain else _last_block_start(tokens, tail.split("\n"))
     if len(tail) - cut > _TAIL_FREEZE_CHARS:
         cut = _soft_cut(tail, len(tail) - _TAIL_FREEZE_CHARS // 2)
-        return StreamingMarkdown(frozen + cut, markdown_html(tail[:cut]), markdown_html(tail[cut:]))
+        return StreamingMarkdown(frozen + cut, _live_html(tail[:cut]), _live_html(tail[cut:]))
     return StreamingMarkdown(frozen + cut, _render_tokens(tokens[:index]), _render_tokens(tokens[index:]))
 
 

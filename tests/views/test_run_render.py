@@ -132,3 +132,18 @@ def test_code_blocks_are_highlighted_with_classes_never_styles():
     assert "<code>&lt;b&gt;x&lt;/b&gt;\n</code>" in html  # an unknown language: shown plain
     # An agent cannot forge the highlighter's markup: raw HTML stays text.
     assert "<span" not in markdown_html('<span class="k" style="color:red">x</span>')
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[1234567890123456] [1234567890123457] ",
+        'Hello, world. It is "fine"?',
+        "Solar panels",
+        "1. a",
+        "_x_",
+        "a: b",
+    ],
+)
+def test_a_live_plain_line_renders_as_markdown_renders_it(line):
+    assert streaming_markdown(line).tail_html == markdown_html(line)
