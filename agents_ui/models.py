@@ -242,10 +242,17 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The composer's token for the message this run answers: a second submit of it gets this run.
+    client_token = models.CharField(max_length=64, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["created_at"]
         get_latest_by = "created_at"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["client_token"], condition=~models.Q(client_token=""), name="run_client_token_once"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Run {str(self.id)[:8]} ({self.get_status_display()})"

@@ -57,5 +57,68 @@ class StaticFilesHandler(ASGIStaticFilesHandler):
             raise Http404("No such static file.") from exc
 
 
+class BoundedBody:
+    """Refuses a request body over AGENTS_UI_MAX_REQUEST_BYTES with 413, before Django reads it.
+
+    Django's ASGI handler spools the whole body before any view (or upload check) runs: a declared
+    length over the bound is refused at once, and a body without one is cut when it passes it.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        from django.conf import settings
+
+        limit = settings.AGENTS_UI_MAX_REQUEST_BYTES
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        try:
+            too_long = declared is not None and int(declared) > limit
+        except ValueError:
+            too_long = True
+        if too_long:
+            return await _refuse(send, limit)
+        started, seen = False, 0
+
+        async def tracked_send(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        async def bounded_receive():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    if not started:
+                        await _refuse(tracked_send, limit)
+                    return {"type": "http.disconnect"}  # Django stops reading and answers nothing more
+            return message
+
+        return await self.app(scope, bounded_receive, tracked_send)
+
+
+async def _refuse(send, limit: int) -> None:
+    body = (
+        f"The request is too large: the limit is {limit // (1024 * 1024)} MB. "
+        "Send smaller files, or fewer at a time.\n"
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
 django.setup(set_prefix=False)
-application = StaticFilesHandler(AgentsUIASGIHandler())
+application = BoundedBody(StaticFilesHandler(AgentsUIASGIHandler()))

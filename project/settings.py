@@ -153,6 +153,8 @@ SECURE_CSP = {
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],
     "img-src": [CSP.SELF, "data:"],
+    # A recorded voice note is played back from memory before it is sent.
+    "media-src": [CSP.SELF, "blob:", "data:"],
     "connect-src": [CSP.SELF],
     "font-src": [CSP.SELF],
     "object-src": [CSP.NONE],
@@ -205,3 +207,24 @@ AGENTS_UI_ALLOW_PRIVATE_ADDRESSES = env_bool("AGENTS_UI_ALLOW_PRIVATE_ADDRESSES"
 AGENTS_UI_MAX_MESSAGE_CHARS = int(os.environ.get("AGENTS_UI_MAX_MESSAGE_CHARS", "20000"))
 # Largest upload when the agent declares no limit of its own (bytes).
 AGENTS_UI_MAX_UPLOAD_BYTES = int(os.environ.get("AGENTS_UI_MAX_UPLOAD_BYTES", str(20 * 1024 * 1024)))
+
+# What one run may store and take. Past any of these the run ends, saying which limit it reached,
+# and what the agent said before is kept.
+AGENTS_UI_RUN_MAX_BYTES = int(os.environ.get("AGENTS_UI_RUN_MAX_BYTES", str(32 * 1024 * 1024)))
+AGENTS_UI_RUN_MAX_SECONDS = float(os.environ.get("AGENTS_UI_RUN_MAX_SECONDS", str(60 * 60)))
+# The longest wait for the agent's next whole event (a byte at a time does not count; an undecided
+# approval holds it; never shorter than the endpoint's read timeout).
+AGENTS_UI_RUN_IDLE_SECONDS = float(os.environ.get("AGENTS_UI_RUN_IDLE_SECONDS", str(5 * 60)))
+# A text longer than this (an answer, a tool's arguments or result) shows its end, with a note.
+AGENTS_UI_SHOWN_TEXT_CHARS = int(os.environ.get("AGENTS_UI_SHOWN_TEXT_CHARS", "100000"))
+
+# A request body is refused (413) past the largest upload plus room for the rest of the form, before
+# Django reads it. Form fields other than files are held in memory up to DATA_UPLOAD_MAX_MEMORY_SIZE;
+# a body past FILE_UPLOAD_MAX_MEMORY_SIZE waits on disk, not in memory.
+AGENTS_UI_MAX_REQUEST_BYTES = int(
+    os.environ.get("AGENTS_UI_MAX_REQUEST_BYTES", str(AGENTS_UI_MAX_UPLOAD_BYTES * 2 + 1024 * 1024))
+)
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(2 * 1024 * 1024)))
+FILE_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("FILE_UPLOAD_MAX_MEMORY_SIZE", str(2 * 1024 * 1024)))
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 200
+DATA_UPLOAD_MAX_NUMBER_FILES = 10

@@ -3,7 +3,9 @@
     .venv/bin/python scripts/reliability.py            # what `make reliability` runs
     .venv/bin/python scripts/reliability.py --quick    # a short load, for a first look
 
-1. The fault suite (tests/test_faults.py): every fault of tests/support/fault_agent.py, through the product.
+1. The fault suites (tests/test_faults.py, tests/test_hostile_agents.py): every fault of
+   tests/support/fault_agent.py, hostile agents' attacks included, through the product (and
+   tests/e2e/test_hostile_agents.py in a real browser: long lines, a double submit).
 2. The bad-input suites (tests/test_bad_input.py, and tests/e2e/test_bad_input.py in a real browser).
 3. scripts/load.py twice: one uvicorn worker on SQLite, then two workers on PostgreSQL (a throwaway
    cluster; PostgreSQL is installed with apt-get when missing and this runs as root).
@@ -76,7 +78,9 @@ def main() -> int:
         args.conversations, args.seconds = 20, 15
 
     print("Reliability: running the fault suite ...", file=sys.stderr, flush=True)
-    faults = pytest_properties(["tests/test_faults.py"], "fault")
+    faults = pytest_properties(["tests/test_faults.py", "tests/test_hostile_agents.py"], "fault")
+    for name, ok in pytest_properties(["tests/e2e/test_hostile_agents.py"], "fault", browser=True).items():
+        faults[name] = faults.get(name, True) and ok
     print("Reliability: running the bad-input suites ...", file=sys.stderr, flush=True)
     bad = pytest_properties(["tests/test_bad_input.py"], "bad_input")
     bad.update(pytest_properties(["tests/e2e/test_bad_input.py"], "bad_input", browser=True))

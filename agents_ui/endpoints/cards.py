@@ -19,7 +19,7 @@ class Badge:
 
 @dataclass(frozen=True)
 class StatusLine:
-    key: str  # declared | none | invalid | unreachable | newer-client
+    key: str  # declared | declares-nothing | unknown-shape | none | invalid | unreachable | newer-client
     text: str
 
 
@@ -45,9 +45,14 @@ FILTERS: dict[str, str] = {
 }
 
 
-def status_line(discovery: Discovery) -> StatusLine:
+def status_line(discovery: Discovery, plan: Plan | None = None) -> StatusLine:
     if discovery.status == Status.DECLARED and discovery.needs_newer_client:
         return StatusLine("newer-client", f"Needs a newer client (SDK {discovery.min_version} or later)")
+    shape = plan.profile.shape if plan is not None and plan.profile is not None else None
+    if discovery.status == Status.DECLARED and shape is not None and shape.unknown:
+        return StatusLine("unknown-shape", "Declaration in an unknown shape")
+    if discovery.status == Status.DECLARED and shape is not None and shape.declares_nothing:
+        return StatusLine("declares-nothing", "Declares nothing")
     if discovery.status == Status.DECLARED:
         return StatusLine("declared", "Declared")
     if discovery.status == Status.NONE:
@@ -98,7 +103,18 @@ def card_for(endpoint: AgentEndpoint, discovery: Discovery, plan: Plan) -> Agent
         badges.append(Badge("Cites sources"))
     if plan["feedback"].visible:
         badges.append(Badge("Feedback", "ok"))
-    return AgentCard(endpoint, discovery, plan, badges, filters, status_line(discovery))
+    if plan["audio-recorder"].visible:
+        badges.append(Badge("Takes voice notes", "info"))
+    if plan["image-picker"].visible:
+        badges.append(Badge("Takes images", "info"))
+    if plan["code-execution"].visible:
+        sandboxed = plan["code-execution"].details.get("sandbox") == "sandboxed"
+        badges.append(
+            Badge("Runs code in a sandbox" if sandboxed else "Runs code", "info" if sandboxed else "warn")
+        )
+    if plan["memory"].visible:
+        badges.append(Badge("Remembers"))
+    return AgentCard(endpoint, discovery, plan, badges, filters, status_line(discovery, plan))
 
 
 def _upload_kinds(accept: list[str]) -> str:

@@ -86,6 +86,12 @@ def sdk_client(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> AgUiAgent 
     """The SDK client for an endpoint, carrying its credential (server-side only)."""
     timeout = httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout)
     headers = endpoint.auth_headers()
+    # One run's bounds, from settings: what it may send, its wait for a whole event, its length.
+    limits = {
+        "max_total_bytes": settings.AGENTS_UI_RUN_MAX_BYTES,
+        "event_idle_timeout": max(settings.AGENTS_UI_RUN_IDLE_SECONDS, endpoint.read_timeout),
+        "run_time_limit": settings.AGENTS_UI_RUN_MAX_SECONDS,
+    }
     if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
         return ExternalAgentClient(
             endpoint.base_url,
@@ -93,6 +99,7 @@ def sdk_client(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> AgUiAgent 
             timeout=timeout,
             client=client,
             policy_url=endpoint.discovery_url or None,
+            **limits,
         )
     return AgUiAgent(
         endpoint.base_url,
@@ -100,4 +107,5 @@ def sdk_client(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> AgUiAgent 
         timeout=timeout,
         client=client,
         discovery_url=endpoint.discovery_url or None,
+        **limits,
     )

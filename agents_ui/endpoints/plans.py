@@ -99,18 +99,8 @@ async def plan_inputs(
 
 def observations_of(endpoint: AgentEndpoint, shown: Observed | None = None) -> Observations:
     """What runs of this agent showed (kept on the endpoint), and what the run on the page shows."""
-    seen = endpoint.observed or {}
-    if shown is None:
-        return Observations(
-            reasoning_seen=bool(seen.get("reasoning")),
-            interrupts_seen=bool(seen.get("interrupts")),
-            state_seen=bool(seen.get("state")),
-        )
-    return Observations(
-        reasoning_seen=bool(seen.get("reasoning")) or shown.reasoning,
-        interrupts_seen=bool(seen.get("interrupts")) or shown.interrupts,
-        state_seen=bool(seen.get("state")) or shown.state_events,
-    )
+    stored = Observations.from_json(endpoint.observed)
+    return stored if shown is None else stored | Observations.of(shown)
 
 
 def offers_client_tools(declaration: Any) -> bool:

@@ -61,7 +61,9 @@ class EventLogReader:
             .values_list("seq", "type", "payload")
         )
         count = 0
-        for seq, type_, payload in rows[:limit] if limit else rows:
+        # Row by row from the database cursor: a run may hold tens of megabytes of events, and
+        # a page must not hold them all at once on top of the transcript they fold into.
+        for seq, type_, payload in (rows[:limit] if limit else rows).iterator(chunk_size=200):
             self.last_seq, count = seq, count + 1
             try:
                 event = event_from_record(self.protocol, type_, payload)

@@ -95,8 +95,9 @@ def host_context(
     return shared
 
 
-def agui_input(run: Run) -> RunAgentInput:
-    """The conversation so far, and this run's request, as AG-UI wants it."""
+def agui_input(run: Run, *, send_state: bool = True) -> RunAgentInput:
+    """The conversation so far, and this run's request, as AG-UI wants it; the last state goes
+    back only with `send_state` (where state persists, or the agent did not say)."""
     conversation = run.conversation
     request = run.request or {}
     history = list(conversation.messages.order_by("created_at", "id").prefetch_related("attachments"))
@@ -128,6 +129,8 @@ def agui_input(run: Run) -> RunAgentInput:
     ]
     previous = (
         conversation.runs.exclude(pk=run.pk).exclude(state__isnull=True).order_by("-created_at").first()
+        if send_state
+        else None
     )
     forwarded: dict[str, Any] = {}
     if request.get("subagent"):

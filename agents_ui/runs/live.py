@@ -24,15 +24,18 @@ from typing import Any
 import httpx
 from ag_ui import core as ag
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.utils import timezone
 
+from agents_ui.capabilities import Observations
+from agents_ui.decisions import Plan
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import offered_client_tools
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
 from agents_ui.runs.event_log import event_record
 from agents_ui.runs.inputs import ToolAnswer, agui_input, external_events
-from agents_ui.runs.writer import FLUSH_EVENTS, WriteJob, writer_for_loop
+from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError, ExternalAgentClient
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 
@@ -40,6 +43,18 @@ logger = logging.getLogger(__name__)
 
 # An external agent's stream waits while a person decides an approval: allow it that long.
 APPROVAL_WAIT_SECONDS = 900.0
+
+
+class RunLimitReached(Exception):
+    """The run's event log reached AGENTS_UI_RUN_MAX_BYTES: it ends here, saying so.
+
+    The SDK's stream cuts a run at the same size (and at its time limits, see sdk_client); this is
+    the store's own bound, whatever client fed the run.
+    """
+
+
+def _size_label(count: int) -> str:
+    return f"{count / (1024 * 1024):.0f} MB" if count >= 1024 * 1024 else f"{count / 1024:.0f} KB"
 
 
 @dataclass(eq=False)
@@ -61,6 +76,12 @@ class LiveRun:
     _saved_messages: set[str] = field(default_factory=set)
     # Set when a write finds the run stopped by another server process.
     stopped_elsewhere: bool = False
+    # The event log's size so far, against AGENTS_UI_RUN_MAX_BYTES.
+    stored_bytes: int = 0
+    _pending_bytes: int = 0
+    max_bytes: int = field(default_factory=lambda: settings.AGENTS_UI_RUN_MAX_BYTES)
+    # How the agent's answer is read and what goes with the request, from its plan.
+    connection: Connection = field(default_factory=lambda: Connection())
 
     @property
     def transcript(self) -> Transcript:
@@ -81,18 +102,29 @@ class LiveRun:
             changed.set()
 
     def apply(self, event: Any, raw: str | None = None) -> None:
-        """Fold one event and queue it for the log (as the agent wrote it, when that text is known)."""
+        """Fold one event and queue it for the log (as the agent wrote it, when that text is known).
+
+        An event that would take the log past the run's size limit is neither folded nor stored.
+        """
+        type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
+        if self.stored_bytes + len(payload) > self.max_bytes:
+            raise RunLimitReached(
+                f"The agent's answer reached {_size_label(self.max_bytes)}, the most one run may store, so "
+                "the run was stopped there."
+            )
+        self.stored_bytes += len(payload)
         self.builder.apply(event)
         self._seq += 1
-        type_, payload = (event.type.value, raw) if raw is not None else event_record(event)
         self._pending.append((self._seq, type_[:64], payload))
-        if len(self._pending) == FLUSH_EVENTS:  # once, as the batch fills up
+        self._pending_bytes += len(payload)
+        # As the batch fills up (setting the writer's wake event again costs nothing).
+        if len(self._pending) == FLUSH_EVENTS or self._pending_bytes > FLUSH_BYTES:
             writer_for_loop().wake()
         self.notify()
 
     def take_batch(self, *, final: bool = False) -> WriteJob | None:
         """What waits to be written, handed to the process's writer (given back if the write fails)."""
-        events, self._pending = self._pending, []
+        events, self._pending, self._pending_bytes = self._pending, [], 0
         saved = set(self._saved_messages)
         messages = self._new_messages(self.conversation, final=final)
         if not events and not messages:
@@ -141,6 +173,27 @@ class LiveRun:
         return found
 
 
+@dataclass(frozen=True)
+class Connection:
+    """What the plan says about reading a run: stream or one complete response, resume after a cut,
+    send the last state back (docs/PROTOCOLS.md: transport, state.persistentState)."""
+
+    stream: bool = True
+    resume: bool = False
+    send_state: bool = True
+
+    @classmethod
+    def of(cls, plan: Plan | None) -> Connection:
+        if plan is None:
+            return cls()
+        transport = plan["transport"].details
+        return cls(
+            stream=bool(transport.stream),
+            resume=bool(transport.resume),
+            send_state=bool(plan["state"].details.send_state_back),
+        )
+
+
 LIVE: dict[str, LiveRun] = {}
 
 
@@ -148,9 +201,10 @@ def live_run(run_id: uuid.UUID | str) -> LiveRun | None:
     return LIVE.get(str(run_id))
 
 
-def start_run(run: Run) -> LiveRun:
-    """Drive a pending run in the background of the current event loop (the server's)."""
-    live = LiveRun(str(run.id), run.conversation.endpoint.protocol)
+def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
+    """Drive a pending run in the background of the current event loop (the server's), read as
+    `plan` says (without one: a stream, not resumed, the last state sent back)."""
+    live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan))
     LIVE[live.run_id] = live
     # A fresh context: the run outlives the request that started it, and must not hold that request's
     # database thread (its writes go through the process's one writer).
@@ -196,9 +250,12 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 )
                 events = await external_events(agent, run)
             else:
-                run_input = await sync_to_async(agui_input)(run)
+                how = live.connection
+                run_input = await sync_to_async(agui_input)(run, send_state=how.send_state)
                 tools = await offered_client_tools(endpoint)
-                events = agent.run_frames(run_input.model_copy(update={"tools": tools}))
+                events = agent.run_frames(
+                    run_input.model_copy(update={"tools": tools}), stream=how.stream, resume=how.resume
+                )
                 apply_answers(live, run)
             async with aclosing(events):
                 async for item in events:
@@ -208,6 +265,9 @@ async def _drive(run: Run, live: LiveRun) -> None:
                         raise asyncio.CancelledError  # stopped from another server process
     except asyncio.CancelledError:
         status, error = Run.Status.CANCELLED, "Stopped. The answer so far is kept."
+    except RunLimitReached as exc:
+        status, error = Run.Status.FAILED, str(exc)
+        logger.info("run %s stopped at a limit: %s", run.pk, exc)
     except AgentError as exc:
         status, error = Run.Status.FAILED, errors.describe(exc)
         logger.info("run %s failed: %s", run.pk, exc.code)
@@ -246,12 +306,10 @@ def apply_answers(live: LiveRun, run: Run) -> None:
 
 async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:
     """Evidence from this run about what the agent does, kept apart from its declaration."""
-    seen = transcript.observed
-    found = {"reasoning": seen.reasoning, "interrupts": seen.interrupts, "state": seen.state_events}
-    found = {key: True for key, value in found.items() if value}
-    if found and not found.items() <= (endpoint.observed or {}).items():
-        observed = {**(endpoint.observed or {}), **found}
-        await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=observed)
+    stored = Observations.from_json(endpoint.observed)
+    merged = stored | Observations.of(transcript.observed)
+    if merged != stored:
+        await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=merged.to_json())
 
 
 def _final_status(transcript: Transcript) -> tuple[str, str]:

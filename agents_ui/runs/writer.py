@@ -25,6 +25,8 @@ logger = logging.getLogger(__name__)
 # Events are written to the database at most this often, or when this many are waiting.
 FLUSH_SECONDS = 0.25
 FLUSH_EVENTS = 500
+# ... or when this much event text waits: an agent sending large events fast is not held in memory.
+FLUSH_BYTES = 1024 * 1024
 # The end of a run retries a refused write this many times (1 + 2 + 3 + 4 s apart) before giving up.
 FINAL_WRITE_ATTEMPTS = 5
 

@@ -22,7 +22,7 @@ from ag_ui.core import (
 )
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .errors import AgentError, ProtocolError
+from .errors import AgentError, ProtocolError, RunTooLargeError
 from .limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
     DEFAULT_MAX_FRAME_BYTES,
@@ -319,27 +319,78 @@ class AgUiAgent:
                 yield event
 
     async def run_frames(
-        self, input: RunAgentInput, *, notes: list[str] | None = None
+        self,
+        input: RunAgentInput,
+        *,
+        notes: list[str] | None = None,
+        stream: bool = True,
+        resume: bool = False,
     ) -> AsyncIterator[tuple[Event, str]]:
-        """Like :meth:`run`, with each event's JSON text as the agent sent it (for an event log)."""
+        """Like :meth:`run`, with each event's JSON text as the agent sent it (for an event log).
+
+        ``stream=False`` (the agent declares ``transport.streaming: false``): the answer is read as
+        one complete response, SSE or a JSON list of events, before any event is handed on.
+        ``resume=True`` (``transport.resumable: true``): when the connection is cut after an event
+        with an SSE ``id:``, the run is asked again with ``Last-Event-ID`` and goes on from there,
+        at most ``MAX_RESUMES`` times; an event whose id was already handed on is skipped.
+        """
         if input.protocol_version is None:
             input = input.model_copy(update={"protocol_version": PROTOCOL_VERSION})
         body = input.model_dump_json(by_alias=True)
+        clock = RunClock(self.event_idle_timeout, self.run_time_limit)
+        last_id: str | None = None
+        seen: set[str] = set()
+        resumes = 0
+        while True:
+            connection = self._connection(body, clock, notes, stream=stream, last_id=last_id)
+            try:
+                async with aclosing(connection) as frames:
+                    async for event, data, event_id in frames:
+                        if event_id is not None:
+                            if event_id in seen:
+                                continue  # the agent repeated what it sent before the cut
+                            seen.add(event_id)
+                            last_id = event_id
+                        yield event, data
+                        if event.type in _TERMINAL_TYPES:
+                            return
+            except AgentError as exc:
+                if not (resume and last_id is not None and resumes < MAX_RESUMES and _cut(exc)):
+                    raise
+                logger.info("AG-UI run cut after event %s: resuming", last_id)
+                resumes += 1
+
+    async def _connection(
+        self,
+        body: str,
+        clock: RunClock,
+        notes: list[str] | None,
+        *,
+        stream: bool,
+        last_id: str | None,
+    ) -> AsyncIterator[tuple[Event, str, str | None]]:
+        """One request of a run: its events with their SSE ids; raises when it ends before the run."""
         headers = {
             **self._headers,
             "Content-Type": "application/json",
-            "Accept": "text/event-stream",
+            "Accept": "text/event-stream" if stream else "text/event-stream, application/json;q=0.9",
         }
+        if last_id is not None:
+            headers["Last-Event-ID"] = last_id
         parser = SseParser(
             max_frame_bytes=self.max_frame_bytes, max_total_bytes=self.max_total_bytes, notes=notes
         )
-        clock = RunClock(self.event_idle_timeout, self.run_time_limit)
+        cut = False
         async with client_for(self._client) as client:
             with translate_transport_errors("AG-UI run"):
                 async with client.stream(
                     "POST", self.url, content=body, headers=headers, timeout=self.timeout
                 ) as response:
                     await raise_for_status(response)
+                    if not stream:
+                        async for found in self._complete_response(response, parser, clock):
+                            yield found
+                        raise ProtocolError("the agent's answer ended before RUN_FINISHED or RUN_ERROR")
                     check_content_type(response, "text/event-stream", "AG-UI run")
                     chunks = response.aiter_bytes()
                     while (chunk := await clock.next_chunk(chunks)) is not None:
@@ -350,12 +401,66 @@ class AgUiAgent:
                             event = parse_event(frame.data)
                             if event is None:
                                 continue
-                            yield event, frame.data
-                            if event.type in _TERMINAL_TYPES:
-                                return
+                            yield event, frame.data, frame.id
                         if frames:
                             clock.event_seen()
                     cut = parser.has_partial_frame
                     parser.close()
         where = " in the middle of a frame" if cut else ""
-        raise ProtocolError(f"the agent's stream ended{where} before RUN_FINISHED or RUN_ERROR")
+        raise _StreamEnded(f"the agent's stream ended{where} before RUN_FINISHED or RUN_ERROR")
+
+    async def _complete_response(
+        self, response: httpx.Response, parser: SseParser, clock: RunClock
+    ) -> AsyncIterator[tuple[Event, str, str | None]]:
+        """A response read whole (within the run's byte and time bounds), then its events."""
+        content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if content_type not in ("text/event-stream", "application/json"):
+            check_content_type(response, "text/event-stream", "AG-UI run")
+        whole = bytearray()
+        chunks = response.aiter_bytes()
+        while (chunk := await clock.next_chunk(chunks)) is not None:
+            whole += chunk
+            if len(whole) > self.max_total_bytes:
+                raise RunTooLargeError(f"the agent's answer is larger than {self.max_total_bytes} bytes")
+        if content_type == "application/json":
+            for data in _json_events(bytes(whole)):
+                event = parse_event(data)
+                if event is not None:
+                    yield event, data, None
+            return
+        frames = parser.feed(bytes(whole))
+        parser.close()
+        for frame in frames:
+            event = parse_event(frame.data) if frame.data else None
+            if event is not None:
+                yield event, frame.data, frame.id
+
+
+# How often one run is resumed after a cut connection before it fails.
+MAX_RESUMES = 3
+
+
+class _StreamEnded(ProtocolError):
+    """The connection ended, cleanly or not, before the run did."""
+
+
+def _cut(exc: AgentError) -> bool:
+    """A connection that broke (not an agent that answered wrongly, nor a bound that passed)."""
+    if isinstance(exc, _StreamEnded):
+        return True
+    cause = exc.__cause__
+    return isinstance(cause, httpx.TransportError) and not isinstance(cause, httpx.TimeoutException)
+
+
+def _json_events(body: bytes) -> list[str]:
+    """A complete answer as JSON: a list of events, or {"events": [...]}; each event's JSON text."""
+    check_event_depth(body.decode("utf-8", errors="replace"))
+    try:
+        found = json.loads(body)
+    except ValueError as exc:
+        raise ProtocolError("the agent's answer is not valid JSON") from exc
+    if isinstance(found, dict):
+        found = found.get("events")
+    if not isinstance(found, list):
+        raise ProtocolError('the agent\'s answer is neither a list of events nor {"events": [...]}')
+    return [json.dumps(item) for item in found]

@@ -151,6 +151,9 @@ def sniff_mime_type(content: bytes, declared: str | None = None) -> str:
     """
     kind = filetype.guess(content)
     if kind is not None:
+        # WebM is one container for sound and picture: a recording labelled audio stays audio.
+        if kind.mime == "video/webm" and (declared or "").split(";", 1)[0].strip().lower() == "audio/webm":
+            return "audio/webm"
         return kind.mime
     try:
         content.decode("utf-8")

@@ -8,6 +8,8 @@ from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from agents_ui.sdk.limits import safe_link
+
 register = template.Library()
 
 _WINDOWS = {60: "minute", 3600: "hour", 86400: "day", 604800: "week"}
@@ -51,3 +53,13 @@ def number(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+@register.filter
+def agent_link(value: object) -> str:
+    """An agent-supplied URL fit for an href: absolute http(s) only, else "" (no link is shown).
+
+    Every link an agent names becomes one through here (the SDK's `safe_link` decides), so
+    `javascript:`, `data:` and the like never do.
+    """
+    return safe_link(value) or ""

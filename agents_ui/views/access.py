@@ -11,11 +11,13 @@ from django.http import Http404, HttpRequest
 from agents_ui.models import AgentEndpoint, Conversation, Run
 
 
-async def usable_endpoint(request: HttpRequest, slug: str) -> AgentEndpoint:
+async def usable_endpoint(request: HttpRequest, slug: str, *, announce: bool = True) -> AgentEndpoint:
     """An endpoint this user may use.
 
     Preview (`?preview=1`, linked from the endpoint's admin page): staff who may view endpoints see
-    any endpoint, disabled or restricted to other groups, before it is enabled for anyone.
+    any endpoint, disabled or restricted to other groups, before it is enabled for anyone. Seeing is
+    all a preview gives: sending obeys the same access rules as without it, so an endpoint the user
+    could not otherwise use comes back with `preview_only` set and its composer off.
     """
     user = await request.auser()
     if request.GET.get("preview") and user.is_staff and await user.ahas_perm("agents_ui.view_agentendpoint"):
@@ -23,18 +25,39 @@ async def usable_endpoint(request: HttpRequest, slug: str) -> AgentEndpoint:
             endpoint = await AgentEndpoint.objects.aget(slug=slug)
         except AgentEndpoint.DoesNotExist:
             raise Http404("No such agent.") from None
-        state = "" if endpoint.enabled else " It is disabled: nobody else can open it yet."
-        messages.info(
-            request,
-            f"Preview: {endpoint.name} as a user would see it, with its current declaration and "
-            f"overrides.{state}",
-            extra_tags="preview",
+        endpoint.preview_only = (
+            not await AgentEndpoint.objects.usable_by(user).filter(pk=endpoint.pk).aexists()
         )
+        if announce:
+            messages.info(request, preview_note(endpoint), extra_tags="preview")
         return endpoint
     try:
-        return await AgentEndpoint.objects.usable_by(user).aget(slug=slug)
+        endpoint = await AgentEndpoint.objects.usable_by(user).aget(slug=slug)
     except AgentEndpoint.DoesNotExist:
         raise Http404("No such agent.") from None
+    endpoint.preview_only = False
+    return endpoint
+
+
+def preview_note(endpoint: AgentEndpoint) -> str:
+    state = ""
+    if not endpoint.enabled:
+        state = " It is disabled: nobody else can open it yet."
+    elif endpoint.preview_only:
+        state = " It is restricted to groups you are not in."
+    if endpoint.preview_only:
+        state += " Sending is off in preview."
+    return (
+        f"Preview: {endpoint.name} as a user would see it, with its current declaration and overrides.{state}"
+    )
+
+
+def sending_refusal(endpoint: AgentEndpoint) -> str:
+    """Why the composer is off for this endpoint, or "" when the user may send to it."""
+    if not getattr(endpoint, "preview_only", False):
+        return ""
+    why = "This agent is disabled" if not endpoint.enabled else "This agent is restricted to other groups"
+    return f"{why}: sending is off in preview. Enable it, or add yourself to its groups, to talk to it."
 
 
 async def users_conversation(

@@ -6,7 +6,6 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-import jsonschema
 from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -25,7 +24,7 @@ from agents_ui.models import AgentEndpoint, ApprovalRecord, Run
 from agents_ui.runs.history import decided_for, earlier_ids, transcript_of
 from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import start_run
-from agents_ui.sdk import AgentError, ExternalAgentClient
+from agents_ui.sdk import AgentError, ExternalAgentClient, validate_against_async
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
 from agents_ui.views.run_render import RunView, dom_id
@@ -81,9 +80,9 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
         elif choice == "edit" and info.get("editable"):
             try:
                 edited = json.loads(request.POST.get(f"edited-{interrupt.id}") or "")
-            except ValueError as exc:
-                return _note(request, run, errors_id, f"The edited arguments are not valid JSON: {exc}")
-            problem = _schema_problem(edited, _edit_schema(interrupt, info))
+            except (ValueError, RecursionError) as exc:
+                return _note(request, run, errors_id, f"The edited arguments are not valid JSON: {_why(exc)}")
+            problem = await _schema_problem(edited, _edit_schema(interrupt, info))
             if problem:
                 return _note(request, run, errors_id, f"The edited arguments do not fit: {problem}")
             payload = {"approved": True, "editedArgs": edited}
@@ -101,7 +100,7 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
         new_run = await sync_to_async(_record_and_resume, thread_sensitive=True)(run, records, resume)
     except IntegrityError:
         return _note(request, run, errors_id, "This request was already decided.")
-    start_run(new_run)
+    start_run(new_run, plan)
     if not request.htmx:
         return redirect(run.conversation.get_absolute_url())
     decided = await sync_to_async(decided_for)(run)
@@ -130,17 +129,19 @@ def _edit_schema(interrupt: Any, info: dict[str, Any]) -> dict[str, Any] | None:
     return info.get("schema")
 
 
-def _schema_problem(value: Any, schema: dict[str, Any] | None) -> str:
+async def _schema_problem(value: Any, schema: dict[str, Any] | None) -> str:
+    """What is wrong with edited arguments for the agent's schema, "" when nothing.
+
+    The schema is the agent's: it is checked by the SDK's bounded validator, off the event loop,
+    so no reference it names is fetched and no pattern it holds can stall the server.
+    """
     if not schema:
         return "" if isinstance(value, dict) else "arguments must be a JSON object"
-    try:
-        jsonschema.validate(value, schema)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path)
-        return f"{where + ': ' if where else ''}{exc.message}"
-    except jsonschema.SchemaError:
-        return "" if isinstance(value, dict) else "arguments must be a JSON object"
-    return ""
+    return "; ".join(await validate_against_async(value, schema))
+
+
+def _why(exc: Exception) -> str:
+    return "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
 
 
 def _expired(expires_at: str) -> bool:
@@ -171,9 +172,9 @@ async def _decide_external(request: HtmxHttpRequest, run: Run, plan: Plan, user:
     if choice == "approve" and raw_edit and raw_edit != info.get("args_json", "").strip():
         try:
             edited = json.loads(raw_edit)
-        except ValueError as exc:
-            return _note(request, run, errors_id, f"The edited input is not valid JSON: {exc}")
-        problem = _schema_problem(edited, info.get("schema"))
+        except (ValueError, RecursionError) as exc:
+            return _note(request, run, errors_id, f"The edited input is not valid JSON: {_why(exc)}")
+        problem = await _schema_problem(edited, info.get("schema"))
         if problem:
             return _note(request, run, errors_id, f"The edited input does not fit: {problem}")
     async with agent_client() as client:

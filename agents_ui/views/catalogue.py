@@ -31,7 +31,9 @@ async def _catalogue_page(request: HtmxHttpRequest) -> TemplateResponse:
     endpoints = [e async for e in AgentEndpoint.objects.usable_by(user)]
     discoveries = await discover(endpoints)
     abilities = await user_abilities(user)
-    cards = [await _card(endpoint, discoveries[endpoint.pk], abilities) for endpoint in endpoints]
+    cards = [
+        await _card(endpoint, discoveries[endpoint.pk], abilities, user.is_staff) for endpoint in endpoints
+    ]
     return TemplateResponse(request, "agents_ui/catalogue.html", {"cards": cards, "filters": FILTERS})
 
 
@@ -42,7 +44,8 @@ async def catalogue_card(request: HtmxHttpRequest, slug: str) -> TemplateRespons
     discovery = await discover_one(endpoint, refresh=True)
     if not request.htmx:
         return await _catalogue_page(request)
-    card = await _card(endpoint, discovery, await user_abilities(await request.auser()))
+    user = await request.auser()
+    card = await _card(endpoint, discovery, await user_abilities(user), user.is_staff)
     return TemplateResponse(request, "agents_ui/catalogue.html#agent-card", {"card": card})
 
 
@@ -62,14 +65,16 @@ class RenderedCard:
 _BODIES = Memo("catalogue cards", size=4096)
 
 
-async def _card(endpoint: AgentEndpoint, discovery: Discovery, abilities: UserAbilities) -> RenderedCard:
+async def _card(
+    endpoint: AgentEndpoint, discovery: Discovery, abilities: UserAbilities, staff: bool
+) -> RenderedCard:
     key = None
     if discovery.digest:
         # Everything the body shows: the endpoint as last edited, what its runs showed (kept apart
         # from edits), the discovery, how long ago it was checked, and what the person may do.
         key = (
             endpoint.pk, endpoint.updated_at, observations_of(endpoint), discovery.digest, discovery.status,
-            discovery.error, ago(discovery.checked_at), ago(discovery.last_known_at), abilities,
+            discovery.error, ago(discovery.checked_at), ago(discovery.last_known_at), abilities, staff,
         )  # fmt: skip
         found = _BODIES.get(key)
         if found is not None:
@@ -77,7 +82,7 @@ async def _card(endpoint: AgentEndpoint, discovery: Discovery, abilities: UserAb
     inputs = await plan_inputs(endpoint, abilities, discovery=discovery, negotiate=False)
     card = card_for(endpoint, discovery, inputs.plan())
     frame = (" ".join(card.filters), card.status.key if card.status else "")
-    body = render_to_string("agents_ui/catalogue.html#agent-card-body", {"card": card})
+    body = render_to_string("agents_ui/catalogue.html#agent-card-body", {"card": card, "staff": staff})
     if key is not None:
         _BODIES.put(key, (*frame, body))
     return RenderedCard(endpoint.slug, *frame, checked_at=discovery.checked_at, body=body)

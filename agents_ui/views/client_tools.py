@@ -93,7 +93,7 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
         old = RunView(run, transcript, plan, answers=answers)
         context = {"old": old, "calls": [old.call_view(call)]}
         return TemplateResponse(request, "agents_ui/run.html#answer-kept", context)
-    start_run(new_run)
+    start_run(new_run, plan)
     if not request.htmx:
         return redirect(run.conversation.get_absolute_url())
     old = RunView(run, transcript, plan, answers=answers, answerable=False)

@@ -7,7 +7,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.db import OperationalError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -20,12 +20,13 @@ from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import RunRequest, host_context
-from agents_ui.runs.live import start_run
+from agents_ui.runs.live import live_run, start_run
+from agents_ui.runs.throttle import allowance
 from agents_ui.sdk import sniff_mime_type
-from agents_ui.views.access import usable_endpoint, users_conversation
+from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView
-from agents_ui.views.workspace import render_workspace
+from agents_ui.views.workspace import new_client_token, render_workspace
 
 
 class ComposerError(Exception):
@@ -36,10 +37,15 @@ class ComposerError(Exception):
 @require_POST
 async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """htmx: the message and its live run, appended to the transcript; a plain post: the page."""
-    endpoint = await usable_endpoint(request, slug)
+    endpoint = await usable_endpoint(request, slug, announce=False)
     user = await request.auser()
+    if refusal := sending_refusal(endpoint):
+        return await _refused(request, endpoint, refusal)
     inputs = await plan_inputs(endpoint, await user_abilities(user))
     plan, discovery = inputs.plan(), inputs.discovery
+    token = (request.POST.get("client_token") or "")[:64]
+    if token and (earlier := await sync_to_async(_sent_before)(user, token)):
+        return await _sent(request, *earlier, plan)  # the same message submitted again: its first run
     try:
         if discovery.needs_newer_client:
             raise ComposerError(
@@ -47,34 +53,70 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                 "messages from this one."
             )
         content, files, request_fields = _read_composer(request, plan)
+        left = await allowance(plan, endpoint, user)
+        if left is not None and left.exhausted:
+            raise ComposerError(left.refusal())
         try:
-            conversation = await _conversation_for(request, endpoint, user, content)
-            run, message = await sync_to_async(_save_turn, thread_sensitive=True)(
-                conversation, content, files, request_fields, endpoint, plan, request
+            conversation = await _conversation_for(request, endpoint)
+            run, message, first = await sync_to_async(_save_turn, thread_sensitive=True)(
+                conversation, user, content, files, request_fields, endpoint, plan, request, token
             )
         except OperationalError as exc:  # e.g. SQLite still locked after its busy timeout
             raise ComposerError(
                 "The server is busy and your message was not sent. It is still here: try again."
             ) from exc
     except ComposerError as problem:
-        if request.htmx:
-            refusal = TemplateResponse(
-                request, "agents_ui/workspace.html#composer-error", {"composer_error": str(problem)}
-            )
-            return retarget(reswap(refusal, "innerHTML"), "#composer-errors")
-        return await render_workspace(
-            request, endpoint, composer_error=str(problem), typed=request.POST.get("content", ""), status=422
-        )
-    start_run(run)
+        return await _refused(request, endpoint, str(problem))
+    if first:
+        start_run(run, plan)
+    return await _sent(request, run, message, plan)
+
+
+async def _sent(request: HtmxHttpRequest, run: Run, message: Message | None, plan: Plan) -> HttpResponse:
+    """The message and its run appended to the transcript (htmx), or the conversation's page."""
+    conversation = run.conversation
     if not request.htmx:
         return redirect(conversation.get_absolute_url())
-    view = RunView(run, transcript_of(run), plan, can_approve=not plan["approvals"].disabled, live=True)
+    live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
+    transcript = await sync_to_async(transcript_of)(run)
+    view = RunView(run, transcript, plan, can_approve=not plan["approvals"].disabled, live=live)
     sent = TemplateResponse(
         request,
         "agents_ui/workspace.html#sent",
-        {**view.context(), "message": message, "conversation": conversation},
+        {
+            **view.context(),
+            "message": message,
+            "conversation": conversation,
+            "client_token": new_client_token(),
+            "allowance": await allowance(plan, conversation.endpoint_id, await request.auser()),
+        },
     )
     return push_url(sent, conversation.get_absolute_url())
+
+
+def _sent_before(user: Any, token: str) -> tuple[Run, Message | None] | None:
+    run = (
+        Run.objects.select_related("conversation__endpoint")
+        .filter(client_token=token, conversation__user=user)
+        .first()
+    )
+    if run is None:
+        return None
+    message_id = (run.request or {}).get("message_id")
+    message = Message.objects.prefetch_related("attachments").filter(pk=message_id).first()
+    return run, message
+
+
+async def _refused(request: HtmxHttpRequest, endpoint: AgentEndpoint, problem: str) -> HttpResponse:
+    """The composer's words back, with what must change; the message stays typed."""
+    if request.htmx:
+        refusal = TemplateResponse(
+            request, "agents_ui/workspace.html#composer-error", {"composer_error": problem}
+        )
+        return retarget(reswap(refusal, "innerHTML"), "#composer-errors")
+    return await render_workspace(
+        request, endpoint, composer_error=problem, typed=request.POST.get("content", ""), status=422
+    )
 
 
 def _read_composer(
@@ -135,43 +177,61 @@ def _mime_matches(mime_type: str, pattern: str) -> bool:
     return mime_type == pattern
 
 
-async def _conversation_for(
-    request: HttpRequest, endpoint: AgentEndpoint, user: Any, content: str
-) -> Conversation:
+async def _conversation_for(request: HttpRequest, endpoint: AgentEndpoint) -> Conversation | None:
+    """The conversation the message goes on, or None for a new one (created with the message)."""
     conversation_id = request.POST.get("conversation") or ""
     if conversation_id:
         return await users_conversation(request, endpoint, conversation_id)
-    title = " ".join(content.split())[:80] or "Files"
-    conversation = await Conversation.objects.acreate(user=user, endpoint=endpoint, title=title)
-    conversation.endpoint = endpoint
-    return conversation
+    return None
 
 
 def _save_turn(
-    conversation: Conversation,
+    conversation: Conversation | None,
+    user: Any,
     content: str,
     files: list[tuple[str, str, bytes]],
     fields: dict[str, Any],
     endpoint: AgentEndpoint,
     plan: Plan,
     request: HttpRequest,
-) -> tuple[Run, Message]:
-    """The user's message and the run that answers it, saved before the agent is called."""
-    with transaction.atomic():
-        message = Message.objects.create(conversation=conversation, role=Message.Role.USER, content=content)
-        for name, mime_type, data in files:
-            Attachment.objects.create(
-                message=message, name=name[:255], mime_type=mime_type, size=len(data), data=data
+    token: str,
+) -> tuple[Run, Message | None, bool]:
+    """The user's message and the run that answers it, saved before the agent is called.
+
+    With a token already used by this user (a second submit racing the first), nothing new is saved
+    and the first submit's run comes back; the flag says whether this call saved it.
+    """
+    try:
+        with transaction.atomic():
+            if conversation is None:
+                title = " ".join(content.split())[:80] or "Files"
+                conversation = Conversation.objects.create(user=user, endpoint=endpoint, title=title)
+            message = Message.objects.create(
+                conversation=conversation, role=Message.Role.USER, content=content
             )
-        run_request = RunRequest(
-            message_id=message.pk,
-            subagent=fields["subagent"],
-            stream_profile=fields["profile"] or (plan["stream-profile"].details.get("negotiated") or ""),
-            output_module_types=tuple(plan["structured-output"].details.get("offered_module_types") or ()),
-            host_context=host_context(request, plan, endpoint, conversation),
-        )
-        run = Run.objects.create(conversation=conversation, request=run_request.as_json())
-        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+            for name, mime_type, data in files:
+                Attachment.objects.create(
+                    message=message, name=name[:255], mime_type=mime_type, size=len(data), data=data
+                )
+            run_request = RunRequest(
+                message_id=message.pk,
+                subagent=fields["subagent"],
+                stream_profile=fields["profile"] or (plan["stream-profile"].details.get("negotiated") or ""),
+                output_module_types=tuple(
+                    plan["structured-output"].details.get("offered_module_types") or ()
+                ),
+                host_context=host_context(request, plan, endpoint, conversation),
+            )
+            run = Run.objects.create(
+                conversation=conversation, request=run_request.as_json(), client_token=token
+            )
+            Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    except IntegrityError:
+        earlier = _sent_before(user, token) if token else None
+        if earlier is None:  # another user's token: refused, as if it were never valid
+            raise ComposerError("This message could not be sent. Reload the page and try again.") from None
+        return *earlier, False
+    conversation.endpoint = endpoint
     run.conversation = conversation
     message = Message.objects.prefetch_related("attachments").get(pk=message.pk)
-    return run, message
+    return run, message, True

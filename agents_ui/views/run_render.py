@@ -17,6 +17,7 @@ from typing import Any
 
 import nh3
 import pygments
+from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
@@ -28,6 +29,7 @@ from pygments.util import ClassNotFound
 from agents_ui.decisions import Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.sdk.client_tools import client_tool
+from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
 
 _ALLOWED_TAGS = {
@@ -143,9 +145,19 @@ def streaming_markdown(text: str, frozen: int = 0) -> StreamingMarkdown:
 
 def safe_url(url: Any) -> str:
     """A link an agent gave, kept only when it is plain http(s)."""
-    if isinstance(url, str) and url.lower().startswith(("https://", "http://")):
-        return url
-    return ""
+    return safe_link(url) or ""
+
+
+def shown_tail(text: str) -> tuple[str, int]:
+    """The end of a text, at most AGENTS_UI_SHOWN_TEXT_CHARS long, and how many characters precede it.
+
+    A run may hold tens of megabytes of text: a page shows the latest part of each, so it stays fast.
+    """
+    limit = settings.AGENTS_UI_SHOWN_TEXT_CHARS
+    text = text or ""
+    if len(text) <= limit:
+        return text, 0
+    return text[-limit:], len(text) - limit
 
 
 def dom_id(prefix: str, value: str) -> str:
@@ -213,15 +225,17 @@ class RunView:
 
     def message_view(self, message: Any) -> dict[str, Any]:
         node = self.transcript.subagent(message.subagent_run_id) if message.subagent_run_id else None
+        text, hidden = shown_tail(message.text)
         live = None
         if not message.complete:
-            live = streaming_markdown(message.text)
+            live = streaming_markdown(message.text, hidden)
             self.settled[message.id] = live.frozen
         return {
             "id": message.id,
             "dom": dom_id("msg", message.id),
-            "text": message.text,
-            "html": markdown_html(message.text) if message.complete else "",
+            "text": text,
+            "hidden": hidden,
+            "html": markdown_html(text) if message.complete else "",
             "settled_html": live.settled_html if live else "",
             "tail_html": live.tail_html if live else "",
             "complete": message.complete,
@@ -230,15 +244,21 @@ class RunView:
         }
 
     def call_view(self, call: Any) -> dict[str, Any]:
+        args, args_hidden = shown_tail(
+            pretty_json(call.args) if call.complete and call.args_error is None else call.args_text
+        )
+        result, result_hidden = shown_tail(pretty_json(_maybe_json(call.result)) if call.has_result else "")
         return {
             "id": call.id,
             "dom": dom_id("call", call.id),
             "name": call.name,
             "complete": call.complete,
-            "args": pretty_json(call.args) if call.complete and call.args_error is None else call.args_text,
+            "args": args,
+            "args_hidden": args_hidden,
             "args_error": call.args_error,
             "has_result": call.has_result,
-            "result": pretty_json(_maybe_json(call.result)) if call.has_result else "",
+            "result": result,
+            "result_hidden": result_hidden,
             "result_error": call.result_error,
             "status": call.status,
             **self._client_call(call),
@@ -284,7 +304,8 @@ class RunView:
             {
                 "id": r.id,
                 "dom": dom_id("why", r.id),
-                "text": r.text,
+                "text": shown_tail(r.text)[0],
+                "hidden": shown_tail(r.text)[1],
                 "encrypted": r.encrypted,
                 "complete": r.complete,
             }
@@ -304,9 +325,7 @@ class RunView:
             schema = interrupt.response_schema or {}
             metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
             info = self._tool_info(call.name if call else "")
-            edits = bool(self.plan["approvals"].details.get("approve_with_edits")) or "editedArgs" in (
-                schema.get("properties") or {}
-            )
+            edits = self.plan["approvals"].details.can_edit(schema)
             found.append(
                 {
                     "id": interrupt.id,
@@ -345,7 +364,7 @@ class RunView:
                     "pending": approval.pending,
                     "idempotency": info.get("idempotency"),
                     "schema": info.get("schema"),
-                    "editable": bool(info.get("schema")),
+                    "editable": self.plan["approvals"].details.can_edit(),
                 }
             )
         return found

@@ -13,6 +13,7 @@ from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
 from django.utils import timezone
 
+from agents_ui.capabilities import Observations
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
@@ -153,6 +154,5 @@ async def _follow_stored(
         await asyncio.sleep(POLL_SECONDS)
 
 
-def _observed_key(transcript: Transcript) -> tuple[bool, bool, bool]:
-    seen = transcript.observed
-    return seen.reasoning, seen.interrupts, seen.state_events
+def _observed_key(transcript: Transcript) -> Observations:
+    return Observations.of(transcript.observed)

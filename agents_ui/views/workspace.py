@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import secrets
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -17,7 +18,8 @@ from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Messag
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
-from agents_ui.views.access import usable_endpoint, users_conversation
+from agents_ui.runs.throttle import allowance
+from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
 from agents_ui.views.client_tools import kept_answers
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView
@@ -65,13 +67,22 @@ async def render_workspace(
         "running": any(view.live for _, view in turns),
         "recent": await _recent_conversations(user, endpoint),
         "composer_error": composer_error,
+        "sending_off": sending_refusal(endpoint),
+        # A composer rendered with a message kept (a refusal) keeps its token: that message was not sent.
+        "client_token": (request.POST.get("client_token") if composer_error else "") or new_client_token(),
         "typed": typed,
         "shared_context": shared,
         "withheld_context": sorted(
             set(host_context_candidates(request, conversation, endpoint)) - set(shared)
         ),
+        "allowance": await allowance(plan, endpoint, user),
     }
     return TemplateResponse(request, "agents_ui/workspace.html", context, status=status)
+
+
+def new_client_token() -> str:
+    """A token for one composed message: the server answers each token once."""
+    return secrets.token_urlsafe(18)
 
 
 def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tuple[Message | None, RunView]]:

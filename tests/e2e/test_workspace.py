@@ -76,9 +76,8 @@ assert set(SHOWN) == {agent.slug for agent in DEMO_AGENTS}
 ALL_PERMISSIONS = ["upload_files", "approve_actions", "view_reasoning"]
 # Controls that need a permission to be used: without it they are disabled, never hidden.
 NEEDS_PERMISSION = {"reasoning", "upload", "approvals", "image-picker", "audio-recorder"}
-# Decided and explained, not drawn by the workspace yet.
-NOT_DRAWN = {"image-picker", "audio-recorder", "media-output", "frontend-tools", "transport"}
-NOT_DRAWN |= {"code-execution", "memory", "throttle", "custom"}
+# Decided and explained, not drawn as a control of their own (custom: in the explain view only).
+NOT_DRAWN = {"media-output", "frontend-tools", "custom"}
 
 
 def expected_plan(slug: str, *, permissions: bool = True) -> dict[str, str]:

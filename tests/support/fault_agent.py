@@ -29,7 +29,10 @@ from tests.support.live_server import ThreadedUvicorn
 
 __all__ = [
     "FAULTS",
+    "LONG_LINE",
     "PAYLOADS",
+    "REDOS_PATTERN",
+    "SAID_AFTER",
     "SAID_BEFORE",
     "FaultAgentServer",
     "application",
@@ -37,6 +40,11 @@ __all__ = [
 ]
 
 SAID_BEFORE = "Said before the fault."
+SAID_AFTER = "Said after the bad frame."
+LONG_LINE = "W" * 5000
+DEEP_LEVELS = 10_000
+# A pattern whose backtracking doubles with each character of "a…a!" on an engine without a bound.
+REDOS_PATTERN = "^(a+)+$"
 HUGE_FRAME_BYTES = 50 * 1024 * 1024
 HUGE_DECLARATION_BYTES = 10 * 1024 * 1024
 _CHUNK = 64 * 1024
@@ -59,6 +67,16 @@ FAULTS: dict[str, str] = {
     "huge-declaration": "declares its capabilities in a 10 MB document",
     "no-finish": "ends the stream without RUN_FINISHED or RUN_ERROR",
     "script-payloads": "puts HTML and script in every field it controls (declaration and run)",
+    # Hostile agents: each attack the product must survive with its bounds.
+    "endless": "never ends its answer: 64 KB of text after 64 KB, for ever",
+    "drip-forever": "sends a frame that never ends, one byte per ?delay= seconds, for ever",
+    "patch-amplification": "doubles its state with each JSON Patch `copy` of the whole document",
+    "deep-nesting": "declares and sends documents nested 10,000 levels deep",
+    "schema-ref": "asks for approval with a schema whose $ref names ?ref= (a local server, a file)",
+    "redos": "asks for approval with a schema whose pattern backtracks without end",
+    "bad-utf8": "sends a frame that is not UTF-8 between two good ones",
+    "redirect-port": "answers its run with a redirect to ?to= (another port of the same host)",
+    "long-lines": "puts a 5,000-character unbroken line in its answer, tool arguments, state and approval",
 }
 
 # Each would set window.__pwned if a browser ever executed it.
@@ -95,7 +113,35 @@ def _finished(thread: str = "t", run: str = "r") -> dict[str, Any]:
     return {"type": "RUN_FINISHED", "threadId": thread, "runId": run}
 
 
+def _deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def _asking(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """A tool call, then an interrupt whose edited arguments must fit ``schema``."""
+    interrupt = {
+        "id": "ask-1",
+        "reason": "tool_call",
+        "message": "Send it?",
+        "toolCallId": "tc",
+        "responseSchema": {"type": "object", "properties": {"approved": {}, "editedArgs": schema}},
+    }
+    return [
+        *_opening(),
+        {"type": "TOOL_CALL_START", "toolCallId": "tc", "toolCallName": "send"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "tc", "delta": '{"to": "a"}'},
+        {"type": "TOOL_CALL_END", "toolCallId": "tc"},
+        {**_finished(), "outcome": {"type": "interrupt", "interrupts": [interrupt]}},
+    ]
+
+
 def declaration(name: str) -> dict[str, Any]:
+    if name in ("schema-ref", "redos", "long-lines"):
+        return {
+            "identity": {"name": f"Fault: {name}", "description": FAULTS[name]},
+            "transport": {"streaming": True},
+            "humanInTheLoop": {"interrupts": True, "approvals": True},
+        }
     if name == "script-payloads":
         return {
             "identity": {"name": f"Evil {PAYLOADS[0]}", "description": P, "provider": P, "version": P},
@@ -331,6 +377,80 @@ async def _run(name: str, query: dict[str, str], x: _Exchange) -> None:
         for index in range(fast, len(body)):
             await x.wait(delay)
             await x.body(body[index : index + 1])
+    elif name == "endless":
+        await x.sse()
+        for event in _opening():
+            await x.body(_frame(event))
+        await x.body(_frame({"type": "TEXT_MESSAGE_START", "messageId": "more", "role": "assistant"}))
+        chunk = _frame({"type": "TEXT_MESSAGE_CONTENT", "messageId": "more", "delta": "z" * _CHUNK})
+        while True:
+            await x.body(chunk)
+            await asyncio.sleep(0)  # the agent's own loop goes on serving
+    elif name == "drip-forever":
+        delay = float(query.get("delay", "1"))
+        await x.sse()
+        for event in _opening():
+            await x.body(_frame(event))
+        await x.body(b'data: {"type":"TEXT_MESSAGE_START","messageId":"after","role":"assistant","x":"')
+        while True:
+            await x.wait(delay)
+            await x.body(b"y")
+    elif name == "patch-amplification":
+        await x.sse()
+        for event in [*_opening(), {"type": "STATE_SNAPSHOT", "snapshot": {"seed": "s" * 1024}}]:
+            await x.body(_frame(event))
+        for n in range(40):  # 2**40 KB if every copy were applied
+            await x.body(
+                _frame({"type": "STATE_DELTA", "delta": [{"op": "copy", "from": "", "path": f"/k{n}"}]})
+            )
+        await x.body(_frame(_finished()))
+    elif name == "deep-nesting":
+        await x.sse()
+        for event in _opening():
+            await x.body(_frame(event))
+        deep = _deep(DEEP_LEVELS)
+        await x.body(f'data: {{"type": "CUSTOM", "name": "deep", "value": {deep}}}\n\n'.encode())
+        await x.body(_frame(_finished()))
+    elif name == "schema-ref":
+        await x.sse()
+        for event in _asking({"$ref": query.get("ref", "file:///etc/passwd")}):
+            await x.body(_frame(event))
+    elif name == "redos":
+        await x.sse()
+        schema = {"type": "object", "properties": {"to": {"type": "string", "pattern": REDOS_PATTERN}}}
+        for event in _asking(schema):
+            await x.body(_frame(event))
+    elif name == "bad-utf8":
+        await x.sse()
+        opening = _opening()
+        for event in opening[:-1]:
+            await x.body(_frame(event))
+        bad = b'data: {"type": "TEXT_MESSAGE_START", "messageId": "bad\xff\xfe", "role": "assistant"}\n\n'
+        good = [
+            {"type": "TEXT_MESSAGE_START", "messageId": "after", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "after", "delta": SAID_AFTER},
+            {"type": "TEXT_MESSAGE_END", "messageId": "after"},
+            _finished(),
+        ]
+        # One read holds the bad frame and good ones on both sides of it.
+        await x.body(_frame(opening[-1]) + bad + b"".join(_frame(e) for e in good))
+    elif name == "long-lines":
+        await x.sse()
+        events = _asking({"type": "object"})
+        events[-1]["outcome"]["interrupts"][0]["message"] = f"Send {LONG_LINE}?"
+        events[5]["delta"] = json.dumps({"to": LONG_LINE})
+        answer = [
+            {"type": "STATE_SNAPSHOT", "snapshot": {"note": LONG_LINE}},
+            {"type": "TEXT_MESSAGE_START", "messageId": "long", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "long", "delta": f"`{LONG_LINE}` and {LONG_LINE}"},
+            {"type": "TEXT_MESSAGE_END", "messageId": "long"},
+        ]
+        for event in [*events[:4], *answer, *events[4:]]:
+            await x.body(_frame(event))
+    elif name == "redirect-port":
+        await x.start(307, {"location": query.get("to", "http://127.0.0.1:9/"), "content-length": "0"})
+        await x.body(b"", more=False)
+        return
     elif name == "no-finish":
         await x.sse()
         for event in _opening():
@@ -347,6 +467,12 @@ async def _run(name: str, query: dict[str, str], x: _Exchange) -> None:
 
 
 async def _capabilities(name: str, x: _Exchange) -> None:
+    if name == "deep-nesting":
+        await x.start(200, {"content-type": "application/json"})
+        await x.body(
+            f'{{"identity": {{"name": "Deep"}}, "custom": {_deep(DEEP_LEVELS)}}}'.encode(), more=False
+        )
+        return
     if name == "huge-declaration":
         await x.start(200, {"content-type": "application/json"})
         await x.body(b'{"identity": {"name": "Huge", "description": "')

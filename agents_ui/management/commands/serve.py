@@ -7,6 +7,8 @@ tests do) only builds the application. docs/performance.md has the figures.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import os
 from importlib import import_module
@@ -27,7 +29,30 @@ def served_application() -> Any:
     # The URL conf and the views it names, which the first request would load: part of what lasts.
     import_module(settings.ROOT_URLCONF)
     tune_garbage_collector()
+    tune_memory_allocator()
     return application
+
+
+# glibc's mallopt parameters.
+_M_MMAP_THRESHOLD, _M_ARENA_MAX = -3, -8
+
+
+def tune_memory_allocator() -> None:
+    """Large blocks (an agent's long answer, a run's batch of events) go back to the system when freed.
+
+    By default glibc raises its mmap threshold to the largest block freed so far, so after one run of
+    tens of megabytes every later large block stays on the heap, and each thread's arena keeps its
+    own; the process's memory then only grows. A fixed threshold and few arenas keep it bounded.
+    """
+    name = ctypes.util.find_library("c")
+    if not name or os.environ.get("MALLOC_MMAP_THRESHOLD_"):
+        return
+    try:
+        libc = ctypes.CDLL(name)
+        libc.mallopt(_M_MMAP_THRESHOLD, 128 * 1024)
+        libc.mallopt(_M_ARENA_MAX, 2)
+    except (OSError, AttributeError):  # not glibc: its own allocator's defaults
+        pass
 
 
 def tune_garbage_collector() -> None:

@@ -1,0 +1,138 @@
+"""AG-UI agents that declare in particular shapes and connection strategies, for browser tests.
+
+A plain ASGI application served on a port of its own (`ShapedAgentServer`); the agent is chosen by
+the path:
+
+    GET  {base}/<name>/capabilities   its declaration
+    POST {base}/<name>/               a run
+
+- ``strands``: the AWS Strands shape (``features.interrupts``, ``toolCallInterruptEditedArgs`` ...).
+- ``oneshot``: ``transport.streaming: false``; answers with one JSON list of events.
+- ``resumable``: ``transport.resumable: true``; cuts the first connection of each run in the
+  middle of a frame, and goes on after the ``Last-Event-ID`` it is sent.
+- ``limited``: image input and ``custom.rateLimit {maxRequestsPerMinute: 2}``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.support.live_server import ThreadedUvicorn
+
+__all__ = ["ANSWER_PARTS", "CUT_RUNS", "ShapedAgentServer", "application"]
+
+ANSWER_PARTS = ("First part. ", "Second part. ", "Third part. ", "Fourth part.")
+CUT_AFTER = 4  # events of the first connection of a resumable run
+
+DECLARATIONS: dict[str, Any] = {
+    "strands": {
+        "protocol": "1",
+        "transports": {"sse": True, "protobuf": False, "websocket": False},
+        "events": {"RUN_STARTED": True, "TEXT_MESSAGE_CONTENT": True},
+        "features": {
+            "interrupts": True,
+            "toolCallInterruptEditedArgs": True,
+            "resumableStreams": False,
+            "messagesSnapshot": True,
+            "stateDelta": False,
+        },
+    },
+    "oneshot": {"transport": {"streaming": False}},
+    "resumable": {"transport": {"streaming": True, "resumable": True}},
+    "limited": {
+        "multimodal": {"input": {"image": True}},
+        "custom": {"rateLimit": {"maxRequestsPerMinute": 2}},
+    },
+}
+
+# Run ids whose first connection was cut already.
+CUT_RUNS: set[str] = set()
+
+
+def events(run: dict[str, Any]) -> list[dict[str, Any]]:
+    thread, run_id = run.get("threadId", "t"), run.get("runId", "r")
+    found: list[dict[str, Any]] = [
+        {"type": "RUN_STARTED", "threadId": thread, "runId": run_id},
+        {"type": "TEXT_MESSAGE_START", "messageId": f"{run_id}-m", "role": "assistant"},
+    ]
+    found += [{"type": "TEXT_MESSAGE_CONTENT", "messageId": f"{run_id}-m", "delta": d} for d in ANSWER_PARTS]
+    found += [
+        {"type": "TEXT_MESSAGE_END", "messageId": f"{run_id}-m"},
+        {"type": "RUN_FINISHED", "threadId": thread, "runId": run_id},
+    ]
+    return found
+
+
+class _Cut(Exception):
+    """Raised on purpose: uvicorn drops the connection without ending the response."""
+
+
+async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    if scope["type"] != "http":
+        return
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    parts = [p for p in scope["path"].split("/") if p]
+    name = parts[0] if parts else ""
+    if name not in DECLARATIONS:
+        await _answer(send, 404, "application/json", b'{"error": "no such agent"}')
+    elif len(parts) == 2 and parts[1] == "capabilities":
+        await _answer(send, 200, "application/json", json.dumps(DECLARATIONS[name]).encode())
+    elif name == "oneshot":
+        await _answer(send, 200, "application/json", json.dumps(events(json.loads(body))).encode())
+    else:
+        headers = dict(scope["headers"])
+        await _stream(send, json.loads(body), name, headers.get(b"last-event-id", b"").decode())
+
+
+async def _answer(send: Any, status: int, content_type: str, body: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", content_type.encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _stream(send: Any, run: dict[str, Any], name: str, last_id: str) -> None:
+    await send(
+        {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]}
+    )
+    run_id = str(run.get("runId"))
+    start = int(last_id) if last_id.isdigit() else 0
+    cut = name == "resumable" and run_id not in CUT_RUNS
+    for number, event in enumerate(events(run)[start:], start=start + 1):
+        if cut and number > CUT_AFTER:
+            CUT_RUNS.add(run_id)
+            await send(
+                {"type": "http.response.body", "body": b'data: {"type": "TEXT_MESS', "more_body": True}
+            )
+            raise _Cut
+        frame = f"id: {number}\ndata: {json.dumps(event)}\n\n".encode()
+        await send({"type": "http.response.body", "body": frame, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+
+
+class ShapedAgentServer(ThreadedUvicorn):
+    """uvicorn serving the shaped agents from a thread of this process."""
+
+    def __init__(self) -> None:
+        super().__init__(application, log_level="critical")  # the cut raises on purpose
+
+    def url_for(self, name: str) -> str:
+        return f"{self.url}/{name}/"
