@@ -54,7 +54,12 @@ from benchmarks.stream import (  # noqa: E402
 TARGET_P99_MS = 100.0
 TARGET_KB_PER_STREAM = 200.0
 SEND_CONCURRENCY = 16
-_TEXT_APPEND = re.compile(rb'<span hx-swap-oob="beforeend:#msg-[0-9a-f]+-text">(.*?)</span>', re.S)
+# A live answer's text: its tail, rendered again at each swap, and what settled since the last one.
+_TEXT_SWAP = re.compile(
+    rb'<div (?:hx-swap-oob="beforeend:#msg-[0-9a-f]+-done"'
+    rb'|class="md-tail" id="msg-[0-9a-f]+-tail" hx-swap-oob="true")>(.*?)</div>',
+    re.S,
+)
 _STAMP = re.compile(rb"\[(\d{16})\]")
 _RUN_ID = re.compile(r'sse-connect="/runs/([0-9a-f-]+)/events/"')
 
@@ -170,6 +175,7 @@ class SseFollower(asyncio.Protocol):
         self.updates = 0
         self.recording = False
         self.latencies: list[float] = []
+        self.newest = 0  # the newest stamp counted
         self._buffer = b""
         self._events = b""
         self._head = False
@@ -246,8 +252,11 @@ class SseFollower(asyncio.Protocol):
         self.first_update.set()
         if not self.recording:
             return
-        for text in _TEXT_APPEND.findall(frame):
-            self.latencies += [(received_us - int(stamp)) / 1000 for stamp in _STAMP.findall(text)]
+        for text in _TEXT_SWAP.findall(frame):
+            for stamp in map(int, _STAMP.findall(text)):
+                if stamp > self.newest:  # the tail is sent again at each swap: count each stamp once
+                    self.newest = stamp
+                    self.latencies.append((received_us - stamp) / 1000)
 
 
 def proc_status(pid: int, field: str) -> int:

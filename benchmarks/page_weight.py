@@ -12,7 +12,7 @@ what production serves; django-htmx's `django-htmx.js`, which `{% htmx_script %}
 DEBUG on, would be counted apart (`*_debug_js_bytes`) and left out of the totals.
 
 Usage: python benchmarks/page_weight.py [--json] [--workspace SLUG]
-Target: page_*_own_js_bytes < 10,240 (JavaScript beyond htmx and its SSE extension under 10 KB).
+Target: page_*_own_js_bytes < 15,360 (JavaScript beyond htmx and its SSE extension under 15 KB).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.stream import free_port, serve_arguments, signed_in_client, wait_for_port  # noqa: E402
 
-TARGET_OWN_JS_BYTES = 10 * 1024
+TARGET_OWN_JS_BYTES = 15 * 1024
 _SCRIPT = re.compile(r"<script\b[^>]*\bsrc=\"([^\"]+)\"", re.I)
 _LINK = re.compile(r"<link\b[^>]*>", re.I)
 _HREF = re.compile(r"\bhref=\"([^\"]+)\"", re.I)

@@ -39,7 +39,12 @@ TARGET_SWAPS_PER_S = 30
 PACED_DELTAS = 300
 PACED_INTERVAL = 0.005
 FRAMES_PER_WRITE = 64
-_TEXT_APPEND = re.compile(r'<span hx-swap-oob="beforeend:#(msg-[0-9a-f]+)-text">(.*?)</span>', re.S)
+# A live answer's text swap: its tail rendered again (with, before it, what settled since last time).
+_TEXT_SWAP = re.compile(
+    r'<div hx-swap-oob="beforeend:#(?:msg-[0-9a-f]+)-done">(.*?)</div>'
+    r'|<div class="md-tail" id="(msg-[0-9a-f]+)-tail" hx-swap-oob="true">(.*?)</div>',
+    re.S,
+)
 _STAMP = re.compile(r"\[(\d{16})\]")
 
 # --- The fake agent (its own process) ----------------------------------------------------------------
@@ -230,6 +235,7 @@ def read_run(client, run_id: str) -> dict[str, Any]:
     updates = bytes_ = 0
     swaps: Counter[tuple[str, int]] = Counter()  # (message dom id, second) -> text appends
     latencies: list[float] = []
+    newest = 0
     start = time.perf_counter()
     buffer = ""
     done = False
@@ -251,9 +257,13 @@ def read_run(client, run_id: str) -> dict[str, Any]:
                     continue
                 updates += 1
                 second = int(now - start)
-                for target, text in _TEXT_APPEND.findall(data):
-                    swaps[(target, second)] += 1
-                    latencies += [(wall_us - int(stamp)) / 1000 for stamp in _STAMP.findall(text)]
+                for settled, target, tail in _TEXT_SWAP.findall(data):
+                    if target:
+                        swaps[(target, second)] += 1
+                    for stamp in map(int, _STAMP.findall(settled or tail)):
+                        if stamp > newest:  # the tail is sent again at each swap: count each stamp once
+                            newest = stamp
+                            latencies.append((wall_us - stamp) / 1000)
             if done:
                 break
     return {

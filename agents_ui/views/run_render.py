@@ -9,17 +9,24 @@ writes can run in the page.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import nh3
+import pygments
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
@@ -28,22 +35,115 @@ from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.state_tree import state_tree
 
-_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 _ALLOWED_TAGS = {
     "p", "br", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li", "a", "h1", "h2", "h3",
-    "h4", "h5", "h6", "hr", "table", "thead", "tbody", "tr", "th", "td", "del",
+    "h4", "h5", "h6", "hr", "table", "thead", "tbody", "tr", "th", "td", "del", "span",
 }  # fmt: skip
+# Classes only come from the highlighter: with raw HTML disabled an agent cannot write a tag.
+_ALLOWED_ATTRIBUTES = {"pre": {"class", "data-lang"}, "span": {"class"}, "ol": {"start"}}
+# Past this size a code block is shown plain: highlighting is a courtesy, not worth a slow stream.
+_HIGHLIGHT_MAX_CHARS = 20_000
+# A streaming answer's tail is re-rendered at every swap; past this size its settled blocks are
+# frozen (sent once) so a long answer does not cost more and more to stream.
+_TAIL_FREEZE_CHARS = 1_500
+_code_formatter = HtmlFormatter(nowrap=True)
+
+
+def _highlight(code: str, lang: str, _attrs: Any) -> str:
+    """A fenced code block, highlighted with CSS classes (the CSP forbids inline styles)."""
+    lexer = None
+    if lang and len(code) <= _HIGHLIGHT_MAX_CHARS:
+        try:
+            lexer = get_lexer_by_name(lang[:40], stripnl=False, ensurenl=False)
+        except ClassNotFound:
+            lexer = None
+    inner = pygments.highlight(code, lexer, _code_formatter) if lexer else escape(code)
+    return format_html('<pre class="code" data-lang="{}"><code>{}</code></pre>', lang[:40], mark_safe(inner))
+
+
+_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight}).enable(
+    "table"
+)
+
+
+def _clean(html: str) -> str:
+    return nh3.clean(
+        html,
+        tags=_ALLOWED_TAGS,
+        attributes=_ALLOWED_ATTRIBUTES,
+        link_rel="noopener noreferrer nofollow",
+        url_schemes={"http", "https", "mailto"},
+    )
 
 
 def markdown_html(text: str) -> str:
     """An agent's Markdown as safe HTML."""
-    html = _markdown.render(text or "")
-    return nh3.clean(
-        html,
-        tags=_ALLOWED_TAGS,
-        link_rel="noopener noreferrer nofollow",
-        url_schemes={"http", "https", "mailto"},
-    )
+    return _clean(_markdown.render(text or ""))
+
+
+# One line of words, spaces and quiet punctuation, starting with a letter: Markdown makes it one plain
+# paragraph, so a live answer that is still such a line needs no parser at each swap.
+_PLAIN_LINE = re.compile(r"(?:[^\W\d_]|\[)(?:[^\W_]|[ ,.;'\"?%\[\]])*")
+
+
+def _live_html(text: str) -> str:
+    if _PLAIN_LINE.fullmatch(text):
+        return f"<p>{html.escape(text.rstrip(), quote=False)}</p>\n"
+    return markdown_html(text)
+
+
+@dataclass(frozen=True)
+class StreamingMarkdown:
+    """A growing answer as HTML: what settled since last time (sent once, then kept) and the tail
+    (re-rendered at every swap)."""
+
+    frozen: int  # characters of the text settled so far
+    settled_html: str  # the characters newly settled, after those settled before
+    tail_html: str
+
+
+def _render_tokens(tokens: list[Any]) -> str:
+    return _clean(_markdown.renderer.render(tokens, _markdown.options, {})) if tokens else ""
+
+
+def _last_block_start(tokens: list[Any], lines: list[str]) -> tuple[int, int]:
+    """(token index, character offset) of the last top-level block that starts after a blank line:
+    the blocks before it cannot change as text is added. (0, 0) when there is none."""
+    for index in range(len(tokens) - 1, 0, -1):
+        token = tokens[index]
+        if token.level == 0 and token.nesting >= 0 and token.map and token.map[0] > 0:
+            start = token.map[0]
+            if not lines[start - 1].strip():
+                return index, sum(len(line) + 1 for line in lines[:start])
+    return 0, 0
+
+
+def _soft_cut(text: str, at: int) -> int:
+    """A place near `at` to split one long block: a line break, else a space, else `at`."""
+    for mark in ("\n", " "):
+        found = text.rfind(mark, max(0, at - 400), at)
+        if found > 0:
+            return found + 1
+    return at
+
+
+def streaming_markdown(text: str, frozen: int = 0) -> StreamingMarkdown:
+    """The text after its first `frozen` characters, rendered for a live answer.
+
+    A short tail is re-rendered whole. Once it grows long, the blocks before its last one settle;
+    a single block that keeps growing (a long paragraph) is split near its end, which the final
+    render of the complete answer puts back together.
+    """
+    tail = text[frozen:]
+    if len(tail) <= _TAIL_FREEZE_CHARS:
+        return StreamingMarkdown(frozen, "", _live_html(tail))
+    plain = _PLAIN_LINE.fullmatch(tail) is not None
+    tokens = [] if plain else _markdown.parse(tail)
+    index, cut = (0, 0) if plain else _last_block_start(tokens, tail.split("\n"))
+    if len(tail) - cut > _TAIL_FREEZE_CHARS:
+        cut = _soft_cut(tail, len(tail) - _TAIL_FREEZE_CHARS // 2)
+        return StreamingMarkdown(frozen + cut, _live_html(tail[:cut]), _live_html(tail[cut:]))
+    return StreamingMarkdown(frozen + cut, _render_tokens(tokens[:index]), _render_tokens(tokens[index:]))
 
 
 def safe_url(url: Any) -> str:
@@ -133,6 +233,8 @@ class RunView:
     feedback: dict[str, str] = field(default_factory=dict)
     # How long the agent thought, in seconds, once known (see thought_seconds).
     thought: int | None = None
+    # Live answers as last rendered: message id -> characters settled (the stream goes on from there).
+    settled: dict[str, int] = field(default_factory=dict)
     # The person's answers to this run's calls, sent with a later run: call id -> ToolAnswer JSON.
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # False once a later run exists: a call left without a result can then no longer be answered.
@@ -160,12 +262,18 @@ class RunView:
     def message_view(self, message: Any) -> dict[str, Any]:
         node = self.transcript.subagent(message.subagent_run_id) if message.subagent_run_id else None
         text, hidden = shown_tail(message.text)
+        live = None
+        if not message.complete:
+            live = streaming_markdown(message.text, hidden)
+            self.settled[message.id] = live.frozen
         return {
             "id": message.id,
             "dom": dom_id("msg", message.id),
             "text": text,
             "hidden": hidden,
             "html": markdown_html(text) if message.complete else "",
+            "settled_html": live.settled_html if live else "",
+            "tail_html": live.tail_html if live else "",
             "complete": message.complete,
             "streaming": not message.complete and self.run.status in (Run.Status.PENDING, Run.Status.RUNNING),
             "subagent": node.name if node else "",
@@ -469,6 +577,7 @@ class StreamRenderer:
     # The thread's earlier runs: a resume's results go on the cards they show.
     earlier: list[RunView] = field(default_factory=list)
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
+    _settled: dict[str, int] = field(default_factory=dict)  # message id -> characters settled
     _complete: set[str] = field(default_factory=set)
     _reasoning: dict[str, int] = field(default_factory=dict)
     _calls: dict[str, tuple] = field(default_factory=dict)
@@ -487,7 +596,10 @@ class StreamRenderer:
     def first(self) -> str:
         """Everything, replacing what the page had: the page and the stream may be a moment apart."""
         self._remember_all()
-        return self._swap("run-body", self.view.context())
+        self.view.settled = {}
+        html = self._swap("run-body", self.view.context())
+        self._settled = dict(self.view.settled)
+        return html
 
     def update(self) -> str:
         if self._seen == self._now() and self.view.plan is self._seen_plan:
@@ -519,6 +631,21 @@ class StreamRenderer:
             found = self._doms[key] = dom_id(prefix, value)
         return found
 
+    def _grow_message(self, message: Any) -> str:
+        """A live answer's new Markdown: what settled, appended; the tail, replaced."""
+        dom = self._dom("msg", message.id)
+        live = streaming_markdown(message.text, self._settled.get(message.id, 0))
+        self._settled[message.id] = live.frozen
+        html = format_html(
+            '<div class="md-tail" id="{}-tail" hx-swap-oob="true">{}</div>', dom, mark_safe(live.tail_html)
+        )
+        if live.settled_html:
+            settled = format_html(
+                '<div hx-swap-oob="beforeend:#{}-done">{}</div>', dom, mark_safe(live.settled_html)
+            )
+            html = settled + html
+        return html
+
     def _append(self, text: str, prefix: str, value: str) -> str:
         """New characters at the end of a text the browser shows (escaped)."""
         return format_html('<span hx-swap-oob="beforeend:#{}-text">{}</span>', self._dom(prefix, value), text)
@@ -542,7 +669,7 @@ class StreamRenderer:
                 continue
             length = message.text_length
             if length > sent and message.id not in self._complete:
-                parts.append(self._append(message.text_since(sent), "msg", message.id))
+                parts.append(self._grow_message(message))
                 self._text[message.id] = length
         for entry in transcript.reasoning if self._reasoning_shown else ():
             sent = self._reasoning.get(entry.id)

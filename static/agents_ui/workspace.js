@@ -1,27 +1,30 @@
-// Workspace behaviour that needs the browser: checking files before they are sent, keeping the
-// composer in step with the run, and counting down approval expiry. Everything else is htmx.
+// Workspace behaviour that needs the browser: the conversation following new words, the composer
+// (Enter sends, files checked before they are sent, Send becoming Stop), the details drawer, copy
+// buttons, and approval expiry. Everything else is htmx.
 (function () {
   "use strict";
-  var composer = document.querySelector("[data-composer]");
-  var errors = document.getElementById("composer-errors");
-  var stopButton = document.querySelector("[data-control=stop]");
+  var $ = function (s, r) { return (r || document).querySelector(s); };
+  var composer = $("[data-composer]"), errors = $("#composer-errors"), stopButton = $("[data-control=stop]");
+  var sendButton = $("[data-send]"), textarea = $("#message"), input = $("#attachment"), fileList = $("[data-file-list]");
+  var scroller = $("#conversation"), jump = $("[data-jump-latest]");
 
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text) e.textContent = text;
+    return e;
+  }
   function showError(text) {
     if (!errors) return;
     errors.textContent = "";
-    var p = document.createElement("p");
-    p.className = "alert alert-error small";
-    p.textContent = text;
-    errors.appendChild(p);
+    errors.appendChild(el("p", "alert alert-error small", text));
   }
-
   function sizeLabel(bytes) {
     var units = ["bytes", "KB", "MB", "GB"], i = 0;
     while (bytes >= 1024 && i < units.length - 1) { bytes /= 1024; i += 1; }
     var shown = i && bytes % 1 ? bytes.toFixed(bytes < 10 ? 1 : 0) : Math.round(bytes);
     return shown + " " + units[i];
   }
-
   function accepts(file, accept) {
     if (!accept) return true;
     return accept.split(",").some(function (pattern) {
@@ -33,39 +36,125 @@
     });
   }
 
-  // Refuse what the agent refuses before anything is sent; the typed message stays as it is.
-  var input = document.getElementById("attachment");
-  var fileList = document.querySelector("[data-file-list]");
-  if (input) {
-    input.addEventListener("change", function () {
-      var max = parseInt(input.dataset.maxBytes || "0", 10);
-      var accept = input.getAttribute("accept") || "";
-      var names = [];
-      for (var i = 0; i < input.files.length; i++) {
-        var file = input.files[i];
-        var problem = file.size === 0 ? "is empty"
-          : (max && file.size > max) ? "is " + sizeLabel(file.size) + ", over this agent's limit of " + sizeLabel(max)
-          : !accepts(file, accept) ? "is not a type this agent accepts (" + accept + ")" : "";
-        if (problem) {
-          showError("\u201c" + file.name + "\u201d " + problem + ".");
-          input.value = "";
-          if (fileList) fileList.textContent = "";
-          return;
-        }
-        names.push(file.name + " (" + sizeLabel(file.size) + ")");
+  // The conversation scrolls on its own and follows new words, unless the person scrolled up to read.
+  var following = true;
+  function atBottom() { return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48; }
+  // Never smooth: an animation still running when new words land would scroll back up to its old target.
+  function toLatest() {
+    following = true;
+    scroller.scrollTop = scroller.scrollHeight;
+    if (jump) jump.hidden = true;
+  }
+  if (scroller) {
+    // Only the person scrolling up stops the following (new words arriving also move the bottom).
+    var lastTop = scroller.scrollTop;
+    scroller.addEventListener("scroll", function () {
+      var top = scroller.scrollTop;
+      if (atBottom()) following = true;
+      else if (top < lastTop - 2) following = false;
+      lastTop = top;
+      if (jump && following) jump.hidden = true;
+    }, { passive: true });
+    new MutationObserver(function () {
+      if (following) toLatest();
+      else if (jump) jump.hidden = false;
+      addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
+    }).observe(scroller, { childList: true, subtree: true, characterData: true });
+    // Sizes change without a mutation too: the composer growing, a thumbnail or a table laid out.
+    if (window.ResizeObserver) {
+      var resized = new ResizeObserver(function () { if (following) toLatest(); });
+      resized.observe(scroller);
+      if ($("#transcript")) resized.observe($("#transcript"));
+    }
+    if (jump) jump.addEventListener("click", function () { toLatest(); });
+    toLatest();
+  }
+
+  // Attachments: chosen, dropped or pasted, each checked against what the agent takes, each removable.
+  var files = [];
+  function problemWith(file) {
+    var max = parseInt(input.dataset.maxBytes || "0", 10), accept = input.getAttribute("accept") || "";
+    return file.size === 0 ? "is empty"
+      : (max && file.size > max) ? "is " + sizeLabel(file.size) + ", over this agent's limit of " + sizeLabel(max)
+      : !accepts(file, accept) ? "is not a type this agent accepts (" + accept + ")" : "";
+  }
+  function syncFiles() {
+    var transfer = new DataTransfer();
+    files.forEach(function (f) { transfer.items.add(f); });
+    input.files = transfer.files;
+    fileList.textContent = "";
+    if (!files.length) return;
+    fileList.appendChild(el("span", "muted", "Attached: "));
+    var list = el("ul", "file-chips");
+    files.forEach(function (file, i) {
+      var item = el("li", "file-chip");
+      if (/^image\//.test(file.type) && file.size < 8e6) {
+        var img = el("img", "thumb");
+        img.alt = "";
+        var reader = new FileReader();
+        reader.onload = function () { img.src = reader.result; };
+        reader.readAsDataURL(file);
+        item.appendChild(img);
       }
-      if (errors) errors.textContent = "";
-      if (fileList) fileList.textContent = names.length ? "Attached: " + names.join(", ") : "";
+      item.appendChild(el("span", "", file.name + " (" + sizeLabel(file.size) + ")"));
+      var remove = el("button", "button button-quiet button-small", "\u00d7");
+      remove.type = "button";
+      remove.setAttribute("aria-label", "Remove " + file.name);
+      remove.addEventListener("click", function () { files.splice(i, 1); syncFiles(); textarea.focus(); });
+      item.appendChild(remove);
+      list.appendChild(item);
+    });
+    fileList.appendChild(list);
+  }
+  function addFiles(added) {
+    for (var i = 0; i < added.length; i++) {
+      var problem = problemWith(added[i]);
+      if (problem) {
+        // Refuse what the agent refuses before anything is sent; the typed message stays as it is.
+        showError("\u201c" + added[i].name + "\u201d " + problem + ".");
+        syncFiles();
+        return;
+      }
+    }
+    if (errors) errors.textContent = "";
+    files = files.concat(Array.prototype.slice.call(added));
+    if (!input.multiple) files = files.slice(-1);
+    syncFiles();
+  }
+  function clearFiles() { if (input) { files = []; syncFiles(); } }
+  if (input && !input.disabled && fileList) {
+    input.addEventListener("change", function () {
+      var chosen = Array.prototype.slice.call(input.files);
+      addFiles(chosen.filter(function (f) { return files.indexOf(f) < 0; }));
+    });
+    composer.addEventListener("dragover", function (event) {
+      if (event.dataTransfer && Array.prototype.indexOf.call(event.dataTransfer.types, "Files") >= 0) {
+        event.preventDefault();
+        composer.classList.add("dropping");
+      }
+    });
+    composer.addEventListener("dragleave", function (event) {
+      if (!composer.contains(event.relatedTarget)) composer.classList.remove("dropping");
+    });
+    composer.addEventListener("drop", function (event) {
+      composer.classList.remove("dropping");
+      if (!event.dataTransfer || !event.dataTransfer.files.length) return;
+      event.preventDefault();
+      addFiles(event.dataTransfer.files);
+    });
+    textarea.addEventListener("paste", function (event) {
+      var pasted = event.clipboardData && event.clipboardData.files;
+      if (pasted && pasted.length) { event.preventDefault(); addFiles(pasted); }
     });
   }
 
+  function running() { return !!$(".run-stream:not([data-closed])"); }
   if (composer) {
-    var textarea = composer.querySelector("textarea");
+    // Enter sends, Shift+Enter starts a new line; never while an input method is composing.
     textarea.addEventListener("keydown", function (event) {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        htmx.trigger(composer, "submit");
-      }
+      if (event.key !== "Enter" || event.shiftKey || event.isComposing || event.keyCode === 229) return;
+      event.preventDefault();
+      if (!running() && !(sendButton && sendButton.disabled)) htmx.trigger(composer, "submit");
     });
     // Clear the composer only once the message is safely sent (an error keeps everything typed).
     composer.addEventListener("htmx:afterRequest", function (event) {
@@ -73,17 +162,15 @@
       var xhr = event.detail.xhr;
       if (event.detail.successful && !xhr.getResponseHeader("HX-Retarget")) {
         textarea.value = "";
-        if (input) input.value = "";
-        if (fileList) fileList.textContent = "";
+        clearFiles();
+        if (scroller) toLatest();
       } else if (event.detail.successful) {
-        // Refused by the server: keep the words, drop the files (they would be refused again).
-        if (input) input.value = "";
-        if (fileList) fileList.textContent = "";
-      } else if (!event.detail.successful) {
+        clearFiles();  // refused by the server: keep the words, drop the files (they would be refused again)
+      } else {
         showError("The message could not be sent (" + (xhr.status || "no connection") + "). It is still here: try again.");
       }
     });
-    var chooser = composer.querySelector("[data-profile-chooser]");
+    var chooser = $("[data-profile-chooser]");
     if (chooser) {
       chooser.addEventListener("change", function () {
         var url = new URL(window.location.href);
@@ -93,10 +180,12 @@
     }
   }
 
-  // The stop button works while a run streams.
+  // While a run streams, Stop stands where Send was.
   function refreshStop() {
     if (!stopButton) return;
-    stopButton.disabled = !document.querySelector(".run-stream:not([data-closed])");
+    var live = running();
+    stopButton.disabled = !live;
+    if (composer) composer.toggleAttribute("data-running", live);
   }
   document.body.addEventListener("htmx:sseClose", function (event) {
     var stream = event.target.closest(".run-stream");
@@ -104,6 +193,56 @@
     refreshStop();
   });
   document.body.addEventListener("htmx:load", refreshStop);
+
+  // Copy buttons: one for each code block, one for each whole answer.
+  function copyButton(label, text) {
+    var b = el("button", "button button-quiet button-small copy", label);
+    b.type = "button";
+    b.addEventListener("click", function () {
+      navigator.clipboard.writeText(text()).then(function () {
+        b.textContent = "Copied";
+        setTimeout(function () { b.textContent = label; }, 1500);
+      }, function () { b.textContent = "Copy failed"; });
+    });
+    return b;
+  }
+  function addCopyButtons(root) {
+    if (!root.querySelectorAll) return;
+    root.querySelectorAll(".msg-assistant:not(.msg-streaming) .md pre:not([data-copy])").forEach(function (pre) {
+      pre.setAttribute("data-copy", "");
+      var code = pre.querySelector("code") || pre;
+      pre.appendChild(copyButton("Copy code", function () { return code.textContent; }));
+    });
+    root.querySelectorAll(".msg-assistant:not(.msg-streaming):not([data-copy])").forEach(function (msg) {
+      msg.setAttribute("data-copy", "");
+      var text = $(".msg-text", msg);
+      if (!text) return;
+      var bar = $(".feedback", msg) || msg.appendChild(el("div", "msg-actions"));
+      bar.insertBefore(copyButton("Copy", function () {
+        var clone = text.cloneNode(true);
+        clone.querySelectorAll(".copy").forEach(function (c) { c.remove(); });
+        return clone.innerText || clone.textContent;
+      }), bar.firstChild);
+    });
+  }
+  addCopyButtons(document);
+
+  // The details drawer on narrow screens, and the explain dialog.
+  var workspace = $("[data-workspace]"), toggle = $("[data-drawer-toggle]");
+  function drawer(open) {
+    if (!workspace) return;
+    workspace.toggleAttribute("data-drawer-open", open);
+    if (toggle) toggle.setAttribute("aria-expanded", String(open));
+    if (open) $("#workspace-side [data-drawer-close]").focus(); else if (toggle) toggle.focus();
+  }
+  if (toggle) toggle.addEventListener("click", function () { drawer(!workspace.hasAttribute("data-drawer-open")); });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-drawer-close]")) drawer(false);
+    if (event.target.closest("[data-open-explain]")) $("#explain").showModal();
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && workspace && workspace.hasAttribute("data-drawer-open")) drawer(false);
+  });
 
   // Editing an interrupt's arguments means approving with those arguments.
   document.body.addEventListener("input", function (event) {
@@ -116,26 +255,20 @@
   // Approval expiry: a live countdown, and no deciding after it.
   function tick() {
     var now = Date.now();
-    document.querySelectorAll("[data-expires-at]").forEach(function (el) {
-      var left = Math.round((Date.parse(el.dataset.expiresAt) - now) / 1000);
+    document.querySelectorAll("[data-expires-at]").forEach(function (e) {
+      var left = Math.round((Date.parse(e.dataset.expiresAt) - now) / 1000);
       if (isNaN(left)) return;
-      var form = el.closest("form");
+      var form = e.closest("form");
       if (left <= 0) {
-        el.textContent = "now: this request has expired";
+        e.textContent = "now: this request has expired";
         if (form) form.querySelectorAll("button, input, textarea").forEach(function (c) { c.disabled = true; });
       } else {
         var m = Math.floor(left / 60), s = left % 60;
-        el.textContent = "in " + (m ? m + " min " : "") + s + " s";
+        e.textContent = "in " + (m ? m + " min " : "") + s + " s";
       }
     });
   }
   tick();
   setInterval(tick, 1000);
-
-  // Keep the newest words in view while the person is reading at the bottom.
-  var transcript = document.getElementById("transcript");
-  document.body.addEventListener("htmx:sseMessage", function () {
-    var nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 240;
-    if (nearBottom && transcript) window.scrollTo(0, document.body.scrollHeight);
-  });
+  refreshStop();
 })();

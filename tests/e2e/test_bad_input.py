@@ -82,11 +82,12 @@ def test_agent_controlled_fields_and_typed_markup_never_execute(
     expect(page.locator("[data-composer]")).to_be_visible()
     # The declaration's payloads are on the page, as text.
     expect(page.locator("body")).to_contain_text("evil<script>window.__pwned='tool'</script>")
-    page.locator("a[href='#explain']").first.click()
+    page.locator("[data-open-explain]").click()
     for details in page.locator("#explain details").all():
         details.evaluate("d => d.open = true")
     expect(page.locator("#explain")).to_contain_text("onerror")
     assert_nothing_ran(page, "workspace and explain panel")
+    page.keyboard.press("Escape")  # the explain dialog closes; the composer is usable again
 
     typed = " ".join(PAYLOADS)
     page.wait_for_function("window.htmx !== undefined")

@@ -16,7 +16,7 @@ from ag_ui.core import (
 from agents_ui.decisions import UserAbilities, decide
 from agents_ui.models import Conversation, Run
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.views.run_render import RunView, StreamRenderer, dom_id
+from agents_ui.views.run_render import RunView, StreamRenderer, dom_id, markdown_html, streaming_markdown
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +70,7 @@ def test_the_state_panel_is_the_workspace_partial_swapped_in_with_the_document_e
     assert renderer.state_fragment() == ""  # unchanged: nothing to send
 
 
-def test_a_growing_answer_sends_only_its_new_characters_until_something_else_changes(stream):
+def test_a_growing_answer_sends_only_its_tail_until_something_else_changes(stream):
     run, builder, renderer = stream
     body = f'id="run-{run.pk}-body"'
     assert body in renderer.first()
@@ -80,8 +80,11 @@ def test_a_growing_answer_sends_only_its_new_characters_until_something_else_cha
     assert body in renderer.update()  # its first characters: the body, with the new message
     builder.apply(TextMessageContentEvent(message_id="m", delta=" & more"))
     builder.apply(TextMessageContentEvent(message_id="m", delta="!"))
-    target = f"#{dom_id('msg', 'm')}-text"
-    assert renderer.update() == f'<span hx-swap-oob="beforeend:{target}"> &amp; more!</span>'
+    target = f"{dom_id('msg', 'm')}-tail"
+    assert (
+        renderer.update()
+        == f'<div class="md-tail" id="{target}" hx-swap-oob="true"><p>&lt;b&gt;Hi &amp; more!</p>\n</div>'
+    )
     assert renderer.update() == ""
     run.status = Run.Status.COMPLETED  # the run's status changed: its section is sent again
     assert f'id="run-{run.pk}-status"' in renderer.update()
@@ -89,4 +92,58 @@ def test_a_growing_answer_sends_only_its_new_characters_until_something_else_cha
     assert body in renderer.update()  # a new tool call: the body again
     builder.apply(TextMessageEndEvent(message_id="m"))
     complete = renderer.update()
-    assert "&lt;b&gt;Hi &amp; more!" in complete and "beforeend" not in complete
+    assert "&lt;b&gt;Hi &amp; more!" in complete and "md-tail" not in complete
+
+
+def test_a_streaming_answer_is_markdown_while_it_streams(stream):
+    _, builder, renderer = stream
+    renderer.first()
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    builder.apply(TextMessageContentEvent(message_id="m", delta="Steps:\n\n- **one"))
+    assert "<li><strong>one</strong></li>" not in renderer.update()  # the body, with the list
+    builder.apply(TextMessageContentEvent(message_id="m", delta="**\n- two"))
+    html = renderer.update()
+    assert "<li><strong>one</strong></li>" in html and "<li>two</li>" in html and "**" not in html
+
+
+def test_a_long_streaming_answer_settles_its_blocks_so_each_swap_stays_small():
+    text, frozen, settled = "", 0, []
+    for n in range(400):
+        text += f"Paragraph {n} with **bold** words.\n\n" if n % 3 else f"- item {n}\n"
+        live = streaming_markdown(text, frozen)
+        frozen = live.frozen
+        settled.append(live.settled_html)
+        assert len(live.tail_html) < 4_000
+    assert frozen > len(text) - 2_000
+    assert "".join(settled) + live.tail_html == markdown_html(text)  # blocks, not characters, settle
+
+
+def test_one_long_growing_paragraph_is_split_near_its_end_while_it_streams():
+    text = "word " * 5_000
+    live = streaming_markdown(text)
+    assert len(text) - live.frozen < 2_000 and live.tail_html.startswith("<p>word")
+    assert streaming_markdown(text + "more", live.frozen).frozen >= live.frozen
+
+
+def test_code_blocks_are_highlighted_with_classes_never_styles():
+    html = markdown_html('```python\ndef f():\n    return "<s>"\n```\n\n```nosuchlanguage\n<b>x</b>\n```')
+    assert '<pre class="code" data-lang="python"><code><span class="k">def</span>' in html
+    assert "&lt;s&gt;" in html and "style=" not in html
+    assert "<code>&lt;b&gt;x&lt;/b&gt;\n</code>" in html  # an unknown language: shown plain
+    # An agent cannot forge the highlighter's markup: raw HTML stays text.
+    assert "<span" not in markdown_html('<span class="k" style="color:red">x</span>')
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[1234567890123456] [1234567890123457] ",
+        'Hello, world. It is "fine"?',
+        "Solar panels",
+        "1. a",
+        "_x_",
+        "a: b",
+    ],
+)
+def test_a_live_plain_line_renders_as_markdown_renders_it(line):
+    assert streaming_markdown(line).tail_html == markdown_html(line)

@@ -70,7 +70,9 @@ async def test_preview_never_sends_to_an_agent_the_user_could_not_otherwise_use(
 
     page = (await client.get("/agents/draft/?preview=1")).content.decode()
     assert "Sending is off in preview." in page and "data-sending-off" in page
-    assert re.search(r'<button type="submit" class="button button-primary"\s+disabled', page)
+    assert re.search(
+        r'<button type="submit" class="button button-primary send-button" data-send\s+disabled', page
+    )
 
     assert 'action="/agents/draft/send/?preview=1"' in page  # a send says why, never "not found"
     response = await htmx_post(client, "/agents/draft/send/?preview=1", {"content": "Hello with your key"})
