@@ -144,7 +144,11 @@
     });
     textarea.addEventListener("paste", function (event) {
       var pasted = event.clipboardData && event.clipboardData.files;
-      if (pasted && pasted.length) { event.preventDefault(); addFiles(pasted); }
+      if (!pasted || !pasted.length) return;
+      // Images go to the agent's image picker where it has one (recorder.js), not here as well.
+      var picker = composer.querySelector("[data-image-picker]:not([disabled])");
+      var rest = Array.prototype.filter.call(pasted, function (f) { return !(picker && /^image\//.test(f.type)); });
+      if (rest.length) { event.preventDefault(); addFiles(rest); }
     });
   }
 
