@@ -133,6 +133,8 @@ def test_the_plan_reads_as_a_checklist_with_the_raw_json_at_hand(
     open_agent(page, demo, "planner")
     send(page, "Plan the product launch in Berlin")
     wait_run(page)
+    if screen == "phone":  # on a phone the panels live in the drawer
+        page.locator("[data-drawer-toggle]").click()
     state = page.locator("#state-document")
     expect(state.locator("[data-checklist] li").first).to_be_visible(timeout=TIMEOUT)
     expect(state.locator("[data-step-done=true]").first).to_be_visible()

@@ -143,7 +143,7 @@ def test_enter_sends_and_shift_enter_makes_a_new_line(page: Page, demo: str, sig
     expect(box).to_have_value("First line\nsecond line")
     page.keyboard.press("Enter")
     expect(page.locator(".msg-user")).to_have_count(1)
-    expect(page.locator(".msg-user").first).to_have_text("First line\nsecond line")
+    expect(page.locator(".msg-user .msg-text").first).to_have_text("First line\nsecond line")
     expect(box).to_have_value("")
     wait_run(page)
 
@@ -275,8 +275,18 @@ def put_files(page: Page, kind: str, *files: tuple[str, str, bytes]) -> None:
 def test_files_dropped_or_pasted_are_checked_shown_and_removable_one_by_one(page: Page, demo: str, signed_in):
     signed_in()
     open_agent(page, demo, "document-reviewer")
-    put_files(page, "drop", ("board-report.pdf", "application/pdf", pdf_bytes(2)))
-    put_files(page, "paste", ("chart.png", "image/png", PNG_1PX))
+    put_files(
+        page,
+        "drop",
+        ("board-report.pdf", "application/pdf", pdf_bytes(2)),
+        ("chart.png", "image/png", PNG_1PX),
+    )
+    # This agent takes images, so a pasted one goes to its image picker, and only there.
+    put_files(page, "paste", ("photo.png", "image/png", PNG_1PX))
+    expect(page.locator("[data-image-status]")).to_contain_text("Image attached: photo.png")
+    assert page.eval_on_selector("#image-attachment", "i => Array.from(i.files).map(f => f.name)") == [
+        "photo.png"
+    ]
     files = page.locator("[data-file-list]")
     expect(files).to_contain_text("Attached: board-report.pdf")
     expect(files).to_contain_text("chart.png")
@@ -297,5 +307,6 @@ def test_files_dropped_or_pasted_are_checked_shown_and_removable_one_by_one(page
     send(page, "What is in this chart?")
     wait_run(page)
     expect(page.locator(".msg-user .attachments")).to_contain_text("chart.png")
+    expect(page.locator(".msg-user .attachments")).to_contain_text("photo.png")
     expect(page.locator(".msg-user .attachments")).not_to_contain_text("board-report.pdf")
     expect(files).to_have_text("")
