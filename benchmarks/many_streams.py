@@ -54,10 +54,12 @@ from benchmarks.stream import (  # noqa: E402
 TARGET_P99_MS = 100.0
 TARGET_KB_PER_STREAM = 200.0
 SEND_CONCURRENCY = 16
-# A live answer's text: its tail, rendered again at each swap, and what settled since the last one.
+# A live answer's text: its tail, rendered again at each swap, and what settled since the last one;
+# or the new characters of a tail that is one plain line.
 _TEXT_SWAP = re.compile(
     rb'<div (?:hx-swap-oob="beforeend:#msg-[0-9a-f]+-done"'
-    rb'|class="md-tail" id="msg-[0-9a-f]+-tail" hx-swap-oob="true")>(.*?)</div>',
+    rb'|class="md-tail" id="msg-[0-9a-f]+-tail" hx-swap-oob="true")>(.*?)</div>'
+    rb'|<span hx-swap-oob="beforeend:#msg-[0-9a-f]+-line">(.*?)</span>',
     re.S,
 )
 _STAMP = re.compile(rb"\[(\d{16})\]")
@@ -252,8 +254,8 @@ class SseFollower(asyncio.Protocol):
         self.first_update.set()
         if not self.recording:
             return
-        for text in _TEXT_SWAP.findall(frame):
-            for stamp in map(int, _STAMP.findall(text)):
+        for swapped, grown in _TEXT_SWAP.findall(frame):
+            for stamp in map(int, _STAMP.findall(swapped or grown)):
                 if stamp > self.newest:  # the tail is sent again at each swap: count each stamp once
                     self.newest = stamp
                     self.latencies.append((received_us - stamp) / 1000)

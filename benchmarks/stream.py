@@ -39,10 +39,12 @@ TARGET_SWAPS_PER_S = 30
 PACED_DELTAS = 300
 PACED_INTERVAL = 0.005
 FRAMES_PER_WRITE = 64
-# A live answer's text swap: its tail rendered again (with, before it, what settled since last time).
+# A live answer's text swap: its tail rendered again (with, before it, what settled since last time),
+# or the new characters of a tail that is one plain line.
 _TEXT_SWAP = re.compile(
     r'<div hx-swap-oob="beforeend:#(?:msg-[0-9a-f]+)-done">(.*?)</div>'
-    r'|<div class="md-tail" id="(msg-[0-9a-f]+)-tail" hx-swap-oob="true">(.*?)</div>',
+    r'|<div class="md-tail" id="(msg-[0-9a-f]+)-tail" hx-swap-oob="true">(.*?)</div>'
+    r'|<span hx-swap-oob="beforeend:#(msg-[0-9a-f]+)-line">(.*?)</span>',
     re.S,
 )
 _STAMP = re.compile(r"\[(\d{16})\]")
@@ -257,10 +259,10 @@ def read_run(client, run_id: str) -> dict[str, Any]:
                     continue
                 updates += 1
                 second = int(now - start)
-                for settled, target, tail in _TEXT_SWAP.findall(data):
-                    if target:
-                        swaps[(target, second)] += 1
-                    for stamp in map(int, _STAMP.findall(settled or tail)):
+                for settled, target, tail, line_target, line in _TEXT_SWAP.findall(data):
+                    if target or line_target:
+                        swaps[(target or line_target, second)] += 1
+                    for stamp in map(int, _STAMP.findall(settled or tail or line)):
                         if stamp > newest:  # the tail is sent again at each swap: count each stamp once
                             newest = stamp
                             latencies.append((wall_us - stamp) / 1000)

@@ -84,6 +84,8 @@ def markdown_html(text: str) -> str:
 # One line of words, spaces and quiet punctuation, starting with a letter: Markdown makes it one plain
 # paragraph, so a live answer that is still such a line needs no parser at each swap.
 _PLAIN_LINE = re.compile(r"(?:[^\W\d_]|\[)(?:[^\W_]|[ ,.;'\"?%\[\]])*")
+# What may follow such a line and leave it one plain line.
+_PLAIN_MORE = re.compile(r"(?:[^\W_]|[ ,.;'\"?%\[\]])*")
 
 
 def _live_html(text: str) -> str:
@@ -578,6 +580,8 @@ class StreamRenderer:
     earlier: list[RunView] = field(default_factory=list)
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
     _settled: dict[str, int] = field(default_factory=dict)  # message id -> characters settled
+    # Live answers whose tail the browser shows as one plain line it can append to (`-line`).
+    _plain: set[str] = field(default_factory=set)
     _complete: set[str] = field(default_factory=set)
     _reasoning: dict[str, int] = field(default_factory=dict)
     _calls: dict[str, tuple] = field(default_factory=dict)
@@ -599,6 +603,7 @@ class StreamRenderer:
         self.view.settled = {}
         html = self._swap("run-body", self.view.context())
         self._settled = dict(self.view.settled)
+        self._plain = set()
         return html
 
     def update(self) -> str:
@@ -632,9 +637,28 @@ class StreamRenderer:
         return found
 
     def _grow_message(self, message: Any) -> str:
-        """A live answer's new Markdown: what settled, appended; the tail, replaced."""
+        """A live answer's new Markdown: what settled, appended; the tail, replaced.
+
+        While the tail is one plain line (most of a streamed answer's time), its new characters are
+        appended to that line, as cheap as plain text: the tail is re-rendered only when Markdown
+        may change what it shows."""
         dom = self._dom("msg", message.id)
-        live = streaming_markdown(message.text, self._settled.get(message.id, 0))
+        if message.id in self._plain:
+            new = message.text_since(self._text.get(message.id, 0))
+            if _PLAIN_MORE.fullmatch(new):
+                return format_html('<span hx-swap-oob="beforeend:#{}-line">{}</span>', dom, new)
+            self._plain.discard(message.id)
+        frozen = self._settled.get(message.id, 0)
+        tail = message.text_since(frozen)
+        if _PLAIN_LINE.fullmatch(tail):
+            self._plain.add(message.id)
+            return format_html(
+                '<div class="md-tail" id="{}-tail" hx-swap-oob="true"><p id="{}-line">{}</p></div>',
+                dom,
+                dom,
+                tail,
+            )
+        live = streaming_markdown(message.text, frozen)
         self._settled[message.id] = live.frozen
         html = format_html(
             '<div class="md-tail" id="{}-tail" hx-swap-oob="true">{}</div>', dom, mark_safe(live.tail_html)

@@ -33,7 +33,18 @@ def _node(key: str, value: Any, depth: int) -> dict[str, Any]:
         return {"key": key, "kind": kind, "children": children, "size": len(value)}
     if isinstance(value, (dict, list)):
         return {"key": key, "kind": "value", "value": "…", "type": "deep"}
-    return {"key": key, "kind": "value", "value": _scalar(value), "type": type(value).__name__}
+    return {"key": key, "kind": "value", "value": _scalar(value), "type": _json_type(value)}
+
+
+def _json_type(value: Any) -> str:
+    """The value's JSON type, the words the page speaks (never the server's language's own)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "string"
 
 
 def _is_checklist(items: list[Any]) -> bool:

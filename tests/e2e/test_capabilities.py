@@ -41,7 +41,8 @@ def agent(live_url: str, shaped: ShapedAgentServer):
 
 
 def answer(page: Page) -> str:
-    return last_run(page).locator(".msg-assistant").inner_text()
+    # The message text alone: the article also holds its time and a Copy button.
+    return last_run(page).locator(".msg-assistant .msg-text").inner_text()
 
 
 # --- The audio recorder ------------------------------------------------------------------------------
@@ -163,7 +164,9 @@ def test_a_strands_declaration_is_explained_down_to_its_fields(page: Page, agent
     endpoint = agent("strands")
     signed_in()
     open_agent(page, page.url.rstrip("/"), endpoint.slug)
+    page.locator("[data-open-explain]").click()  # the explain panel is a dialog the button opens
     explain = page.locator("#explain")
+    expect(explain).to_be_visible()
     expect(explain.locator("[data-shape]")).to_contain_text("Read as AWS Strands")
     approvals = explain.locator("[data-explain=approvals]")
     approvals.locator("summary").click()

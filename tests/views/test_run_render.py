@@ -95,6 +95,23 @@ def test_a_growing_answer_sends_only_its_tail_until_something_else_changes(strea
     assert "&lt;b&gt;Hi &amp; more!" in complete and "md-tail" not in complete
 
 
+def test_a_plain_line_grows_by_its_new_characters_until_markdown_may_change_it(stream):
+    _, builder, renderer = stream
+    renderer.first()
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    builder.apply(TextMessageContentEvent(message_id="m", delta="Heat pumps"))
+    renderer.update()  # the body, with the new message
+    line = f"{dom_id('msg', 'm')}-line"
+    builder.apply(TextMessageContentEvent(message_id="m", delta=" move heat"))
+    first = renderer.update()  # the tail becomes a line the stream can append to
+    assert f'<p id="{line}">Heat pumps move heat</p>' in first
+    builder.apply(TextMessageContentEvent(message_id="m", delta=" [1], mostly"))
+    assert renderer.update() == f'<span hx-swap-oob="beforeend:#{line}"> [1], mostly</span>'
+    builder.apply(TextMessageContentEvent(message_id="m", delta=" **fast**"))
+    html = renderer.update()  # Markdown may change the line: the tail is rendered again
+    assert "<strong>fast</strong>" in html and "beforeend" not in html
+
+
 def test_a_streaming_answer_is_markdown_while_it_streams(stream):
     _, builder, renderer = stream
     renderer.first()

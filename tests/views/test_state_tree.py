@@ -46,3 +46,10 @@ def test_a_deep_document_is_cut_and_agent_text_is_escaped():
     html = html_of(deep)
     assert "…" in html and "<script>" not in html
     assert "&lt;script&gt;" in html_of({"x": "<script>"})
+
+
+def test_values_are_marked_with_their_json_type():
+    html = html_of({"owner": None, "done": False, "count": 3, "ratio": 0.5, "title": "Launch"})
+    for kind in ("null", "boolean", "number", "string"):
+        assert f'class="state-value state-{kind}"' in html
+    assert "NoneType" not in html and 'state-str"' not in html
