@@ -40,14 +40,16 @@
   var following = true;
   function atBottom() { return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48; }
   // Never smooth: an animation still running when new words land would scroll back up to its old target.
+  var lastTop = 0;
   function toLatest() {
     following = true;
     scroller.scrollTop = scroller.scrollHeight;
+    lastTop = scroller.scrollTop;
     if (jump) jump.hidden = true;
   }
   if (scroller) {
     // Only the person scrolling up stops the following (new words arriving also move the bottom).
-    var lastTop = scroller.scrollTop;
+    lastTop = scroller.scrollTop;
     scroller.addEventListener("scroll", function () {
       var top = scroller.scrollTop;
       if (atBottom()) following = true;
@@ -56,13 +58,18 @@
       if (jump && following) jump.hidden = true;
     }, { passive: true });
     new MutationObserver(function () {
+      // New words may land before the scroll event of a person who just scrolled up: not back down.
+      if (following && scroller.scrollTop < lastTop - 2) following = false;
       if (following) toLatest();
       else if (jump) jump.hidden = false;
       addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
     }).observe(scroller, { childList: true, subtree: true, characterData: true });
     // Sizes change without a mutation too: the composer growing, a thumbnail or a table laid out.
     if (window.ResizeObserver) {
-      var resized = new ResizeObserver(function () { if (following) toLatest(); });
+      var resized = new ResizeObserver(function () {
+        if (following && scroller.scrollTop < lastTop - 2) following = false;
+        if (following) toLatest();
+      });
       resized.observe(scroller);
       if ($("#transcript")) resized.observe($("#transcript"));
     }
