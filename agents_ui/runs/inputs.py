@@ -11,15 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ag_ui.core import (
-    AssistantMessage,
     DataSource,
     DocumentPart,
-    FunctionCall,
     ImagePart,
     ResumeEntry,
     RunAgentInput,
     TextPart,
-    ToolCall,
     ToolMessage,
     UserMessage,
 )
@@ -194,39 +191,6 @@ class ToolAnswer:
 def answer_messages(answers: Any) -> list[ToolMessage]:
     """The tool messages a run opens with when it carries the person's answers."""
     return [ToolAnswer.from_json(answer).message() for answer in answers or ()]
-
-
-def with_answers(messages: list[Any], answers: Any) -> list[Any]:
-    """The history with the person's answers at its end, each after the assistant message holding
-    the call it answers (added to the history when it does not hold that call: agents refuse a tool
-    message for a call they cannot find)."""
-    answers = [ToolAnswer.from_json(answer) for answer in answers or ()]
-    if not answers:
-        return messages
-    found = list(messages)
-    held = {
-        call.id for m in found if isinstance(m, AssistantMessage) for call in m.tool_calls or () if call.id
-    }
-    for answer in answers:
-        if answer.tool_call_id in held:
-            continue
-        call = ToolCall(
-            id=answer.tool_call_id,
-            function=FunctionCall(name=answer.tool_name, arguments=answer.arguments or "{}"),
-        )
-        parent = next(
-            (i for i, m in enumerate(found) if isinstance(m, AssistantMessage) and answer.parent_message_id
-             and m.id == answer.parent_message_id),
-            None,
-        )  # fmt: skip
-        if parent is not None:
-            said = found[parent]
-            found[parent] = said.model_copy(update={"tool_calls": [*(said.tool_calls or []), call]})
-        else:
-            owner = answer.parent_message_id or f"call-{answer.tool_call_id}"
-            found.append(AssistantMessage(id=owner, tool_calls=[call]))
-        held.add(answer.tool_call_id)
-    return found + [answer.message() for answer in answers]
 
 
 def content_part(attachment: Attachment) -> Any:

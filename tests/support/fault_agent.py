@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs
 
+from tests.support.asgi import serve_lifespan
 from tests.support.live_server import ThreadedUvicorn
 
 __all__ = [
@@ -486,13 +487,8 @@ async def _capabilities(name: str, x: _Exchange) -> None:
 
 async def application(scope: dict[str, Any], receive: Receive, send: Send) -> None:
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        await serve_lifespan(receive, send)
+        return
     if scope["type"] != "http":
         return
     parts = [p for p in scope["path"].split("/") if p]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.support.asgi import serve_lifespan
 from tests.support.live_server import ThreadedUvicorn
 
 __all__ = ["ANSWER_PARTS", "CUT_RUNS", "ShapedAgentServer", "application"]
@@ -70,13 +71,8 @@ class _Cut(Exception):
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        await serve_lifespan(receive, send)
+        return
     if scope["type"] != "http":
         return
     body = b""

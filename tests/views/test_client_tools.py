@@ -7,7 +7,6 @@ import asyncio
 import json
 
 import pytest
-from ag_ui.core import AssistantMessage, FunctionCall, ToolCall, ToolMessage, UserMessage
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.test import AsyncClient
@@ -15,7 +14,7 @@ from django.test import AsyncClient
 from agents_ui.endpoints.plans import offered_client_tools, offers_client_tools, plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
-from agents_ui.runs.inputs import ToolAnswer, with_answers
+from agents_ui.runs.inputs import ToolAnswer
 from agents_ui.runs.live import LIVE
 from agents_ui.sdk import SseParser, fold, parse_event
 from agents_ui.sdk.client_tools import DISMISSED, client_tool
@@ -230,24 +229,6 @@ def answer(call_id: str, parent: str = "") -> dict:
         id=f"answer-{call_id}", tool_call_id=call_id, content='{"confirmed": true}', tool_name="confirm",
         arguments='{"summary": "Go?"}', parent_message_id=parent,
     ).as_json()  # fmt: skip
-
-
-def test_the_answer_joins_the_assistant_message_that_made_the_call():
-    history = [UserMessage(id="u1", content="go"), AssistantMessage(id="a1", content="Let me check.")]
-    sent = with_answers(history, [answer("c1", parent="a1")])
-    assert [m.id for m in sent] == ["u1", "a1", "answer-c1"]
-    assert sent[1].content == "Let me check." and [c.id for c in sent[1].tool_calls] == ["c1"]
-    assert isinstance(sent[2], ToolMessage) and sent[2].tool_call_id == "c1"
-
-
-def test_a_history_that_holds_the_call_already_is_not_given_it_twice():
-    call = ToolCall(id="c1", function=FunctionCall(name="confirm", arguments="{}"))
-    history = [UserMessage(id="u1", content="go"), AssistantMessage(id="a1", tool_calls=[call])]
-    sent = with_answers(history, [answer("c1")])
-    assert [m.id for m in sent] == ["u1", "a1", "answer-c1"] and len(sent[1].tool_calls) == 1
-    lone = with_answers([UserMessage(id="u1", content="go")], [answer("c2")])
-    assert [m.id for m in lone] == ["u1", "call-c2", "answer-c2"]
-    assert lone[1].tool_calls[0].function.arguments == '{"summary": "Go?"}'
 
 
 INTEROP = CAPTURES.parent / "interop"
