@@ -177,3 +177,30 @@ def test_the_recorder_script_loads_only_when_the_person_first_records(
     # No microphone in this browser: the press is still answered, in words.
     expect(page.locator("[data-record-status]")).not_to_have_text("a voice note")
     assert errors_of(page, watched) == []
+
+
+def test_going_back_with_an_external_agent_says_what_it_remembers(page: Page, demo: str, signed_in, settings):
+    settings.AGENTS_UI_DEMO_PACING = 0.0
+    signed_in()
+    open_agent(page, demo, "support-desk")
+    send(page, "Where is my order 1042?")
+    wait_run(page)
+    first = Conversation.objects.get().remote_id
+    last_run(page).get_by_role("button", name="Regenerate").click()
+    expect(
+        page.locator(".messages, [role=status], .alert").filter(
+            has_text="starts a new conversation of its own"
+        )
+    ).to_be_visible(timeout=TIMEOUT)
+    wait_run(page)
+    assert Conversation.objects.get().remote_id not in ("", first)  # the agent's history starts again
+    send(page, "And order 1043?")
+    expect(page.locator("#transcript section.run")).to_have_count(2, timeout=TIMEOUT)
+    wait_run(page)
+    user_messages = page.locator("#transcript .msg-user")
+    user_messages.last.locator(".msg-edit > summary").click()
+    expect(user_messages.last.locator("[data-agent-history=kept]")).to_contain_text("still remembers")
+    user_messages.last.locator("textarea").fill("And order 1044?")
+    user_messages.last.get_by_role("button", name="Send again").click()
+    expect(page.get_by_text("still remembers what was replaced here")).to_be_visible(timeout=TIMEOUT)
+    wait_run(page)
