@@ -64,6 +64,7 @@
     new MutationObserver(function () {
       if (!follow() && jump) jump.hidden = false;
       addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
+      tick();  // a request that just arrived counts down at once
     }).observe(scroller, { childList: true, subtree: true, characterData: true });
     // Sizes change without a mutation too: the composer growing, a thumbnail or a table laid out.
     if (window.ResizeObserver) {
@@ -280,11 +281,9 @@
     each("[data-expires-at]", function (e) {
       var left = Math.round((Date.parse(e.dataset.expiresAt) - Date.now()) / 1000), form = e.closest("form");
       if (isNaN(left)) return;
-      if (left > 0) e.textContent = "in " + (left >= 60 ? Math.floor(left / 60) + " min " : "") + left % 60 + " s";
-      else {
-        e.textContent = "now: this request has expired";
-        if (form) each("button, input, textarea", function (c) { c.disabled = true; }, form);
-      }
+      var text = left > 0 ? "in " + (left >= 60 ? Math.floor(left / 60) + " min " : "") + left % 60 + " s" : "now: this request has expired";
+      if (e.textContent !== text) e.textContent = text;  // unchanged text is no mutation to observe again
+      if (left <= 0 && form) each("button, input, textarea", function (c) { c.disabled = true; }, form);
     });
   }
   tick();

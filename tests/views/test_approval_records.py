@@ -103,3 +103,11 @@ def test_an_external_decision_is_recorded_once(refund):
     )  # fmt: skip
     html = approvals_html(run, builder, {"apr1": record})
     assert html.count("data-decided=") == 1 and "Rejected" in html and "data-sent" not in html
+
+
+def test_when_a_request_expires_is_said_in_words_not_as_a_raw_timestamp(refund):
+    _, run, builder = refund
+    ask(builder, "2031-05-04T10:20:30.123456Z")
+    html = approvals_html(run, builder)
+    assert "Expires <time" in html and ">at 10:20:30 UTC</time>" in html
+    assert ">2031-05-04T10:20:30.123456Z<" not in html  # kept only for the machine, in datetime=
