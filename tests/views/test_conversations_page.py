@@ -119,3 +119,13 @@ def test_a_rename_from_the_side_list_answers_with_the_list(threads):
     assert "Give the conversation a name." in refused
     refund.refresh_from_db()
     assert refund.title == "Order 1042"
+
+
+def test_the_side_list_of_an_admin_preview_comes_again_in_preview(threads):
+    client, *_ = threads
+    admin = make_user("boss", superuser=True)
+    client.force_login(admin)
+    hidden = make_endpoint(slug="hidden", name="Hidden", enabled=False)
+    page = listed(client.get(f"/agents/{hidden.slug}/", {"preview": "1"}))
+    assert 'hx-get="/agents/hidden/conversations/?current=&amp;preview=1"' in page
+    assert client.get("/agents/hidden/conversations/", {"current": "", "preview": "1"}).status_code == 200
