@@ -210,6 +210,29 @@ def test_run_error(page: Page, agent):
     expect(last_run(page).locator(".run-status .alert-error")).to_contain_text(framework.failure)
 
 
+def test_frontend_tool(page: Page, agent):
+    """The agent asks through the product's own ``ask_user`` tool (offered in RunAgentInput.tools,
+    taken up by the framework's own mechanism for client tools); the person answers on its card."""
+    _, url = agent
+    start(page, url, "plan the steps")
+    card = last_run(page).locator(f"[data-client-tool={common.ASK_TOOL}][data-answer-state=awaiting]")
+    expect(card).to_contain_text(common.ASK_ARGS["question"])
+    card.get_by_role("button", name="Review").click()
+    expect(runs(page)).to_have_count(2, timeout=TIMEOUT)
+    wait_run(page)
+    follow_up = 'Done: {"answer": "Review"}'
+    for look in ("live", "reloaded"):
+        if look == "reloaded":
+            reload(page)
+        answered = runs(page).nth(0).locator(f"[data-client-tool={common.ASK_TOOL}]")
+        expect(answered).to_have_attribute("data-answer-state", "answered")
+        expect(answered.locator("[data-answer]")).to_contain_text('"answer": "Review"')
+        expect(last_run(page).locator(".msg-assistant")).to_contain_text(follow_up)
+        expect(page.locator("[data-answer-state=awaiting]")).to_have_count(0)
+    resumed = Run.objects.filter(request__kind="answer").get()
+    assert resumed.status == Run.Status.COMPLETED, resumed.error
+
+
 def test_subagent(page: Page, agent):
     framework, url = agent
     if not framework.subagents:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pytest
 
 from agents_ui.sdk import ToolCallRecord, Transcript
+from agents_ui.sdk.client_tools import CLIENT_TOOLS
 from tests.interop import common
 from tests.interop.capture import EDIT, REJECT, REJECT_PLAIN, STEPS_ANSWER, STEPS_TOOL
 from tests.interop.driver import AgUiThread
@@ -186,6 +187,21 @@ async def test_a_client_tool_is_called_and_its_answer_goes_back(peer):
     answer = tool_answer("answer-1", t.pending_call(), STEPS_ANSWER)
     done = await t.send(messages=[*t.messages, answer], tools=[STEPS_TOOL])
     assert done.text == "Done: " + json.dumps(STEPS_ANSWER)
+
+
+async def test_the_products_ask_user_tool_is_called_through_the_frameworks_own_mechanism(peer):
+    """Offered Agents UI's generic tools, the agent asks through ``ask_user``; the person's answer
+    goes back as a tool message and the agent's follow-up uses it."""
+    _, url = peer
+    t = AgUiThread(url)
+    run = await t.send("plan the steps", tools=list(CLIENT_TOOLS))
+    call = call_named(run.transcript, common.ASK_TOOL)
+    assert (call.id, call.args) == (common.ASK_CALL_ID, common.ASK_ARGS)
+    assert not call.has_result and run.transcript.outcome.kind == "success"
+    answer = tool_answer("answer-1", t.pending_call(), {"answer": "Review"})
+    done = await t.send(messages=[*t.messages, answer], tools=list(CLIENT_TOOLS))
+    assert done.text == 'Done: {"answer": "Review"}'
+    assert (await t.send("hello", tools=list(CLIENT_TOOLS))).text.startswith("Hello again! I see")
 
 
 async def test_without_the_client_tool_the_agent_says_so(peer):
