@@ -30,7 +30,7 @@ from pygments.util import ClassNotFound
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
-from agents_ui.sdk.client_tools import client_tool
+from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.state_tree import state_tree
@@ -284,8 +284,13 @@ class RunView:
 
     def call_view(self, call: Any) -> dict[str, Any]:
         original = confirmed_call(call.name, call.args)
+        # Approved with edits: the agent ran the call with the person's arguments, not its own.
+        record = self.decision_of(call)
+        edited = record is not None and record.edited_arguments is not None
         args, args_hidden = shown_tail(
-            pretty_json(call.args) if call.complete and call.args_error is None else call.args_text
+            pretty_json(record.edited_arguments if edited else call.args)
+            if call.complete and call.args_error is None
+            else call.args_text
         )
         result, result_hidden = shown_tail(call.result_display if call.has_result else "")
         return {
@@ -297,6 +302,7 @@ class RunView:
             "args": args,
             "args_hidden": args_hidden,
             "args_error": call.args_error,
+            "edited_from": json.dumps(call.args, ensure_ascii=False, sort_keys=True) if edited else "",
             "has_result": call.has_result,
             "result": result,
             "result_hidden": result_hidden,
@@ -317,10 +323,15 @@ class RunView:
         if not (tool or awaiting or answer):
             return {"client": None, "awaiting": False}
         shown = answer["content"] if answer else call.result if call.has_result else None
+        # A confirmation an approval interrupt asks too (Agent Framework's confirm_changes): the
+        # person's decision on that interrupt answers it.
+        decision = self.decision_of(call) if tool is not None and tool.confirms else None
         return {
             "client": tool,
             "awaiting": awaiting,
-            "answered": answer is not None or (tool is not None and call.has_result),
+            "decides": self._deciding(tool.confirms) if tool is not None and tool.confirms else "",
+            "decision": record_view(decision) if decision is not None else None,
+            "answered": answer is not None or decision is not None or (tool is not None and call.has_result),
             "dismissed": bool(answer and answer.get("dismissed")),
             # Kept until the run's other calls have their answers too; then all go at once.
             "kept": bool(answer and answer.get("kept")),
@@ -328,6 +339,28 @@ class RunView:
             "answer_value": _maybe_json(shown) if shown is not None else None,
             "has_args": call.args not in (None, {}, []),
         }
+
+    def decision_of(self, call: Any) -> Any:
+        """The recorded decision on the interrupt that asked about this call (None without one): its
+        own, or for a confirmation tool the one naming the call it confirms."""
+        if not self.decided:
+            return None
+        target = call.id
+        if call.name == CONFIRM_CHANGES and isinstance(call.args, dict):
+            target = str(call.args.get("function_call_id") or "")
+        for interrupt in self.transcript.open_interrupts:
+            if interrupt.tool_call_id == target and interrupt.id in self.decided:
+                return self.decided[interrupt.id]
+        return None
+
+    def _deciding(self, call_id: str) -> str:
+        """The open interrupt about this call a person can still decide here ("" when none)."""
+        if not self.can_approve:
+            return ""
+        for interrupt in self.transcript.open_interrupts:
+            if interrupt.tool_call_id == call_id and interrupt.id not in self.decided:
+                return "" if _past(interrupt.expires_at) else interrupt.id
+        return ""
 
     def _external(self) -> bool:
         """An external agent's run: its calls are its own to finish (never a database query here)."""
@@ -578,6 +611,8 @@ class StreamRenderer:
     timer: Any = None
     # The thread's earlier runs: a resume's results go on the cards they show.
     earlier: list[RunView] = field(default_factory=list)
+    # The decisions recorded on those runs: run id -> request id -> record (their cards show them).
+    earlier_decided: dict[Any, dict[str, Any]] = field(default_factory=dict)
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
     _settled: dict[str, int] = field(default_factory=dict)  # message id -> characters settled
     # Live answers whose tail the browser shows as one plain line it can append to (`-line`).

@@ -405,3 +405,23 @@ async def test_agent_framework_rejection_result_arrives_only_in_the_messages_sna
     resumed = await t.decide(REJECT_PLAIN)
     assert "TOOL_CALL_RESULT" not in resumed.types
     assert resumed.transcript.tool_calls[original.id].result == PROFILES[-1].rejected
+
+
+async def test_agent_framework_takes_a_confirm_changes_answer_only_as_its_interrupts_resume(peer_server):
+    url = peer_server("agent-framework").url()
+    t = AgUiThread(url)
+    run = await t.send("refund my order A-1001")
+    confirm = call_named(run.transcript, "confirm_changes")
+    [interrupt] = run.transcript.open_interrupts
+    # It asks about the call the approval interrupt names.
+    assert confirm.args["function_call_id"] == interrupt.tool_call_id == "call_refund"
+    assert confirm.args["function_arguments"] == common.REFUND_ARGS
+    # Answered as a client tool while the approval waits, it is refused.
+    steps = [{"description": "Execute issue_refund", "status": "enabled"}]
+    answer = tool_answer("confirm-answer", confirm.id, {"accepted": True, "steps": steps})
+    refused = await AgUiThread(url, thread_id=t.thread_id).send(messages=[*t.messages, answer])
+    assert refused.transcript.outcome.code == "APPROVAL_RESUME_REQUIRED"
+    # The card's Yes is the interrupt's resume: the refund runs and the thread goes on.
+    resumed = await t.decide({"approved": True})
+    assert resumed.text == f"Done: {REFUND}"
+    assert (await t.send("hello")).text.startswith("Hello again! I see")
