@@ -724,7 +724,15 @@ def _subagents(src: _Inputs) -> tuple[_Evidence, Details]:
         ev.support = bool(subagents)
     delegation = ev.known(multi.delegation)
     handoffs = ev.known(multi.handoffs)
-    return ev.finish(), SubagentsDetails(subagents or (), delegation, handoffs)
+    # Sub-agents runs showed at work count too, after the declared ones.
+    seen = src.profile.seen.subagents
+    declared = {item.name for item in subagents or ()}
+    more = tuple(item for item in seen.value or () if item.name not in declared)
+    ev.finish()
+    if more:
+        names = ", ".join(item.name for item in more)
+        ev.observe(Fact(True, seen.provenance), f"Sub-agents ({names}) worked")
+    return ev, SubagentsDetails((*(subagents or ()), *more), delegation, handoffs)
 
 
 # AG-UI input modality -> what an <input accept> takes; "file" means any other kind, so any type.

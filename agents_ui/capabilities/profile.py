@@ -254,6 +254,15 @@ class Seen:
     def state(self) -> Fact[bool]:
         return self._fact("state_seen")
 
+    @property
+    def subagents(self) -> Fact[tuple[SubagentInfo, ...]]:
+        """The sub-agents runs showed at work, by name (unknown until a run named one)."""
+        names = self.record.subagent_names
+        if not names:
+            return UNSAID
+        found = tuple(SubagentInfo(name) for name in names)
+        return Fact(found, (Provenance(RUNS, "subagent_names", list(names), Kind.OBSERVED),))
+
 
 @dataclass(frozen=True, slots=True)
 class CapabilityProfile:
