@@ -22,6 +22,7 @@ urlpatterns = [
     path("agents/<slug:slug>/card/", catalogue.catalogue_card, name="catalogue-card"),
     path("agents/<slug:slug>/", workspace.workspace, name="workspace"),
     path("agents/<slug:slug>/send/", composer.send_message, name="send-message"),
+    path("agents/<slug:slug>/conversations/", conversations.conversation_list, name="conversation-list"),
     path("agents/<slug:slug>/c/<uuid:conversation_id>/", workspace.conversation, name="conversation"),
     path("agents/<slug:slug>/stop/", stop.stop_conversation, name="stop-conversation"),
     path("runs/<uuid:run_id>/events/", stream.run_events, name="run-events"),

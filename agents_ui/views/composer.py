@@ -24,6 +24,7 @@ from agents_ui.runs.live import live_run, start_run
 from agents_ui.runs.throttle import allowance
 from agents_ui.sdk import sniff_mime_type
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
+from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import new_client_token, render_workspace
@@ -89,6 +90,10 @@ async def _sent(request: HtmxHttpRequest, run: Run, message: Message | None, pla
             "conversation": conversation,
             "client_token": new_client_token(),
             "allowance": await allowance(plan, conversation.endpoint_id, await request.auser()),
+            # The page had no conversation yet: its empty state goes, and the side list gains this one.
+            "first_turn": not request.POST.get("conversation"),
+            "recent": await recent_conversations(await request.auser(), conversation.endpoint),
+            "endpoint": conversation.endpoint,
         },
     )
     return push_url(sent, conversation.get_absolute_url())

@@ -129,22 +129,55 @@ def _soft_cut(text: str, at: int) -> int:
     return at
 
 
+# A line that opens or closes a fenced code block (at the top level, where streamed answers put them).
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
+# The last line of a live answer that may be a closing fence still arriving.
+_FENCE_ARRIVING = re.compile(r" {0,3}(`+|~+)")
+
+
+def open_fence(text: str, end: int | None = None) -> str:
+    """The line (with its line break) that opened a fenced code block still open at `end`, or ""."""
+    marker = opener = ""
+    for line in _FENCE_LINE.finditer(text, 0, len(text) if end is None else end):
+        fence, rest = line.group(1), line.group(2)
+        if not marker:
+            if fence[0] != "`" or "`" not in rest:
+                marker, opener = fence, line.group(0)
+        elif fence[0] == marker[0] and len(fence) >= len(marker) and not rest.strip():
+            marker = opener = ""
+    return opener + "\n" if opener else ""
+
+
+def _live_code(source: str) -> str:
+    """A live tail as HTML; the closing fence of an open code block, while it arrives, is not code."""
+    last = source[source.rfind("\n") + 1 :]
+    if last and _FENCE_ARRIVING.fullmatch(last) and open_fence(source, len(source) - len(last)):
+        source = source[: len(source) - len(last)]
+    return _live_html(source)
+
+
 def streaming_markdown(text: str, frozen: int = 0) -> StreamingMarkdown:
     """The text after its first `frozen` characters, rendered for a live answer.
 
     A short tail is re-rendered whole. Once it grows long, the blocks before its last one settle;
-    a single block that keeps growing (a long paragraph) is split near its end, which the final
-    render of the complete answer puts back together.
+    a single block that keeps growing (a long paragraph, a long code block) is split near its end,
+    which the final render of the complete answer puts back together. A code block still open is
+    a code block already: a tail that starts inside one is rendered after the line that opened it.
     """
     tail = text[frozen:]
+    fence = open_fence(text, frozen) if frozen else ""
     if len(tail) <= _TAIL_FREEZE_CHARS:
-        return StreamingMarkdown(frozen, "", _live_html(tail))
-    plain = _PLAIN_LINE.fullmatch(tail) is not None
-    tokens = [] if plain else _markdown.parse(tail)
-    index, cut = (0, 0) if plain else _last_block_start(tokens, tail.split("\n"))
+        return StreamingMarkdown(frozen, "", _live_code(fence + tail))
+    source = fence + tail
+    plain = not fence and _PLAIN_LINE.fullmatch(tail) is not None
+    tokens = [] if plain else _markdown.parse(source)
+    index, cut = (0, 0) if plain else _last_block_start(tokens, source.split("\n"))
+    cut = max(0, cut - len(fence))  # in the text's characters (the opening line is not the text's)
     if len(tail) - cut > _TAIL_FREEZE_CHARS:
         cut = _soft_cut(tail, len(tail) - _TAIL_FREEZE_CHARS // 2)
-        return StreamingMarkdown(frozen + cut, _live_html(tail[:cut]), _live_html(tail[cut:]))
+        settled = fence + tail[:cut]
+        more = open_fence(settled)  # the code block the rest of the tail is still in, if any
+        return StreamingMarkdown(frozen + cut, _live_html(settled), _live_code(more + tail[cut:]))
     return StreamingMarkdown(frozen + cut, _render_tokens(tokens[:index]), _render_tokens(tokens[index:]))
 
 
@@ -685,7 +718,8 @@ class StreamRenderer:
             self._plain.discard(message.id)
         frozen = self._settled.get(message.id, 0)
         tail = message.text_since(frozen)
-        if _PLAIN_LINE.fullmatch(tail):
+        # A plain line inside an open code block is code: only outside one may it grow as a line.
+        if _PLAIN_LINE.fullmatch(tail) and not (frozen and open_fence(message.text, frozen)):
             self._plain.add(message.id)
             return format_html(
                 '<div class="md-tail" id="{}-tail" hx-swap-oob="true"><p id="{}-line">{}</p></div>',
