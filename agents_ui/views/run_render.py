@@ -218,6 +218,53 @@ def pretty_json(value: Any) -> str:
         return str(value)
 
 
+def seconds_label(seconds: float) -> str:
+    """A duration as the run status says it: "12 s", "2 min 5 s" (workspace.js says it the same way)."""
+    whole = int(seconds)
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a run has gone against the bounds its agent declares (`execution.maxIterations`,
+    `maxExecutionTime`), counted from its STEP_STARTED events and its clock; and whether its agent
+    answers all at once (`transport.streaming: false`), which leaves nothing to show but the clock."""
+
+    steps: int  # steps begun
+    max_steps: int | None
+    started_at: datetime
+    elapsed: float  # seconds, up to now or to the end of the run
+    max_seconds: float | None
+    live: bool
+    whole_answer: bool
+
+    @property
+    def counts_steps(self) -> bool:
+        return self.max_steps is not None or self.steps > 0
+
+    @property
+    def elapsed_label(self) -> str:
+        return seconds_label(self.elapsed)
+
+    @property
+    def max_label(self) -> str:
+        return seconds_label(self.max_seconds) if self.max_seconds is not None else ""
+
+    @property
+    def over_steps(self) -> bool:
+        return self.max_steps is not None and self.steps > self.max_steps
+
+    @property
+    def over_time(self) -> bool:
+        return self.max_seconds is not None and self.elapsed > self.max_seconds
+
+    @property
+    def timed(self) -> bool:
+        """The clock is shown: a bound to hold it against, or nothing else to watch."""
+        return self.max_seconds is not None or (self.whole_answer and self.live)
+
+
 @dataclass
 class RunView:
     """What the run templates read: the run, its transcript, and the plan it is shown under."""
@@ -352,6 +399,28 @@ class RunView:
             }
             for r in self.transcript.reasoning
         ]
+
+    def progress(self) -> Progress | None:
+        """None where the agent declares no bound, shows no steps and streams as usual."""
+        run, limits = self.run, self.plan["limits"].details
+        steps = len(self.transcript.steps)
+        max_steps = limits.get("max_iterations")
+        max_ms = limits.get("max_execution_time")
+        whole = self.plan["transport"].details.get("stream") is False
+        if max_steps is None and max_ms is None and not steps and not whole:
+            return None
+        live = run.status in (Run.Status.PENDING, Run.Status.RUNNING)
+        started = run.started_at or run.created_at or timezone.now()
+        end = timezone.now() if live or run.finished_at is None else run.finished_at
+        return Progress(
+            steps=steps,
+            max_steps=max_steps,
+            started_at=started,
+            elapsed=max((end - started).total_seconds(), 0.0),
+            max_seconds=max_ms / 1000 if max_ms is not None else None,
+            live=live,
+            whole_answer=whole,
+        )
 
     @property
     def answered(self) -> bool:
@@ -808,6 +877,7 @@ class StreamRenderer:
                     t.outcome is not None,
                     len(t.errors),
                     len(t.pending_approvals),
+                    len(t.steps),
                 ),
                 "status",
             ),
