@@ -13,7 +13,7 @@ allows it, and its reasons say "not declared"; where the declaration's shape has
 control at all, the reasons say that. No I/O and no Django import here.
 
 Rules chosen where docs/PROTOCOLS.md is silent:
-- Evidence wins over the declaration: reasoning, interrupts, approvals or state seen in a run show
+- Evidence wins over the declaration: reasoning, interrupts, approvals, state or media seen in a run show
   the control even when the agent declared it false (what arrives must be renderable); the reasons
   say the declaration and the run disagree.
 - "hide" always wins, except on the identity card, which is always shown: a user must know which
@@ -1006,7 +1006,8 @@ def _media_output(src: _Inputs) -> tuple[_Evidence, Details]:
     ev = _Evidence(src.profile, "images or audio in answers")
     images, audio = ev.read(output.image), ev.read(output.audio)
     ev.support = _any_true((output.image, output.audio))
-    return ev.finish(), MediaOutputDetails(images, audio)
+    ev.finish().observe(src.profile.seen.media, "The agent sent an image or audio")
+    return ev, MediaOutputDetails(images, audio)
 
 
 def _frontend_tools(src: _Inputs) -> tuple[_Evidence, Details]:

@@ -23,6 +23,7 @@ _FOLD_FLAGS: dict[str, tuple[str, ...]] = {
     "approvals_seen": ("approvals",),
     "modules_seen": ("modules",),
     "grounding_seen": ("grounding",),
+    "media_seen": ("media",),
 }
 
 
@@ -39,6 +40,7 @@ class Observations:
     approvals_seen: bool = False
     modules_seen: bool = False
     grounding_seen: bool = False
+    media_seen: bool = False
 
     @classmethod
     def of(cls, observed: Any) -> Observations:

@@ -254,6 +254,10 @@ class Seen:
     def state(self) -> Fact[bool]:
         return self._fact("state_seen")
 
+    @property
+    def media(self) -> Fact[bool]:
+        return self._fact("media_seen")
+
 
 @dataclass(frozen=True, slots=True)
 class CapabilityProfile:

@@ -264,3 +264,40 @@ def test_a_cut_stream_resumes_from_the_last_event_and_shows_nothing_twice(page: 
     saved = Message.objects.get(conversation__endpoint=endpoint, role="assistant")
     assert saved.content == "".join(ANSWER_PARTS)
     assert str(saved.run_id) in CUT_RUNS  # the first connection was cut indeed
+
+
+# --- Images and audio in answers -----------------------------------------------------------------
+
+
+def test_an_answers_image_is_displayed_and_its_audio_clip_plays_and_again_after_a_reload(
+    page: Page, demo: str, signed_in, screenshot
+):
+    signed_in()
+    open_agent(page, demo, "studio")
+    send(page, "Draw a lighthouse")
+    wait_run(page)
+    run = last_run(page)
+    picture = run.locator("figure[data-media=image] img")
+    expect(picture).to_be_visible()
+    expect(picture).to_have_attribute("alt", "A sun over hills, in the colours of a lighthouse")
+    # Decoded and drawn: the browser knows its size.
+    assert picture.evaluate("img => img.complete && img.naturalWidth") == 48
+    clip = run.locator("figure[data-media=audio] audio")
+    expect(clip).to_have_attribute("controls", "")
+    duration = clip.evaluate(
+        """a => new Promise(done => {
+            if (a.readyState >= 1) return done(a.duration);
+            a.addEventListener("loadedmetadata", () => done(a.duration));
+            a.addEventListener("error", () => done(-1));
+            a.load();
+        })"""
+    )
+    assert abs(duration - 0.6) < 0.05
+    played = clip.evaluate(
+        "a => { a.muted = true; return a.play().then(() => new Promise(r => a.onended = () => r(true))); }"
+    )
+    assert played is True
+    screenshot("media-in-answers")
+    page.reload()
+    expect(last_run(page).locator("figure[data-media=image] img")).to_be_visible()
+    expect(last_run(page).locator("figure[data-media=audio] audio")).to_have_count(1)
