@@ -158,6 +158,11 @@ def _checked_upload(upload: Any, plan: Plan) -> tuple[str, str, bytes]:
     data = upload.read()
     mime_type = sniff_mime_type(data, upload.content_type)
     accept = control.details.get("accept") or []
+    refused = [
+        pattern for pattern in control.details.get("refuse") or () if _mime_matches(mime_type, pattern)
+    ]
+    if refused:
+        raise ComposerError(f"“{name}” is {mime_type}: this agent says it cannot process {refused[0]}.")
     if accept and not any(_mime_matches(mime_type, pattern) for pattern in accept):
         declared = upload.content_type or "unknown"
         looks = (
