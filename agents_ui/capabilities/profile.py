@@ -263,6 +263,10 @@ class Seen:
         found = tuple(SubagentInfo(name) for name in names)
         return Fact(found, (Provenance(RUNS, "subagent_names", list(names), Kind.OBSERVED),))
 
+    @property
+    def media(self) -> Fact[bool]:
+        return self._fact("media_seen")
+
 
 @dataclass(frozen=True, slots=True)
 class CapabilityProfile:

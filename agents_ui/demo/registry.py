@@ -14,6 +14,7 @@ from agents_ui.demo.agui.operations import Operations
 from agents_ui.demo.agui.orchestrator import Orchestrator
 from agents_ui.demo.agui.planner import Planner
 from agents_ui.demo.agui.research_assistant import ResearchAssistant
+from agents_ui.demo.agui.studio import Studio
 from agents_ui.demo.agui.toolsmith import Toolsmith
 from agents_ui.demo.external.archive import ARCHIVE
 from agents_ui.demo.external.base import ExternalDemoAgent
@@ -88,6 +89,13 @@ DEMO_AGENTS: list[DemoAgent] = [
         "a tool list that changes at runtime, client-provided tools",
     ),
     DemoAgent(
+        "studio",
+        "Sketch Studio",
+        AGUI,
+        "Answers with a small picture and a short sound of what you name.",
+        "images and audio in answers (multimodal.output): content parts of tool results, inline data",
+    ),
+    DemoAgent(
         "cipher",
         "Cipher",
         AGUI,
@@ -137,6 +145,7 @@ AGUI_AGENTS: dict[str, AgUiDemoAgent] = {
         Operations(),
         Planner(),
         Toolsmith(),
+        Studio(),
         Cipher(),
         Legacy(),
     )

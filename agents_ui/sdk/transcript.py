@@ -289,6 +289,7 @@ class Observed:
     approvals: bool = False
     modules: bool = False
     grounding: bool = False
+    media: bool = False  # an image or audio part in a tool's result
 
     @property
     def state_events(self) -> bool:
@@ -715,6 +716,11 @@ class TranscriptBuilder:
         message._text.set(text)
         message.parts = parts
         message.complete = True
+        self._see_media(parts)
+
+    def _see_media(self, parts: list[Any]) -> None:
+        if any(getattr(part, "type", None) in ("image", "audio") for part in parts):
+            self.transcript.observed.media = True
 
     # --- AG-UI: state, messages, activity ------------------------------------------------------
 
@@ -760,6 +766,8 @@ class TranscriptBuilder:
                 text, parts = _content_text(getattr(wire, "content", None))
                 message._text.set(text)
                 message.parts = parts
+                if role == "tool":
+                    self._see_media(parts)
             if role == "assistant" and wire.tool_calls:
                 for call in wire.tool_calls:
                     record = self.transcript.tool_calls.get(call.id)

@@ -53,6 +53,8 @@ SHOWN: dict[str, set[str]] = {
     "planner": {"identity", "state", "stop", "limits"},
     # tools.items (changes per discovery); streaming; tools.clientProvided.
     "toolsmith": {"identity", "tools", "stop", "frontend-tools"},
+    # tools.items; streaming; multimodal.output image and audio (drawn in answers, not as a control).
+    "studio": {"identity", "tools", "stop", "media-output"},
     # reasoning.supported (encrypted); streaming. state declares only memory/persistentState false.
     "cipher": {"identity", "reasoning", "stop"},
     # No discovery (404): everything unknown but the identity card; no run has been observed yet.
