@@ -156,7 +156,7 @@ CONTROL_LABELS: dict[str, str] = {
 # Where a reason came from: a kind of fact (declared, negotiated, inferred, observed, override),
 # the user's permissions, or the rule applied when nothing said anything.
 Source = Literal["declared", "negotiated", "inferred", "override", "user", "observed", "default"]
-Protocol = Literal["agui", "external"]
+Protocol = Literal["agui", "external", "a2a"]
 
 ADMIN = "admin overrides"
 NOTHING_SEEN = Observations()

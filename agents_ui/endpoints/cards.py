@@ -19,7 +19,8 @@ class Badge:
 
 @dataclass(frozen=True)
 class StatusLine:
-    key: str  # declared | declares-nothing | unknown-shape | none | invalid | unreachable | newer-client
+    # declared | declares-nothing | unknown-shape | none | invalid | unsupported | unreachable | newer-client
+    key: str
     text: str
 
 
@@ -59,6 +60,8 @@ def status_line(discovery: Discovery, plan: Plan | None = None) -> StatusLine:
         return StatusLine("none", "No discovery: capabilities unknown")
     if discovery.status == Status.INVALID:
         return StatusLine("invalid", "Invalid declaration")
+    if discovery.status == Status.UNSUPPORTED:
+        return StatusLine("unsupported", "Interface not supported")
     if discovery.last_known_at:
         return StatusLine("unreachable", "Unreachable, last known from")
     return StatusLine("unreachable", "Unreachable")
