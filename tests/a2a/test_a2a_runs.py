@@ -214,3 +214,36 @@ async def test_a_file_artifact_downloads_and_a_sent_file_reaches_the_agent(agent
     assert response.status_code == 200 and response.content == b"id,name\n1,echo\n"
     assert response["Content-Type"] == "application/octet-stream"
     assert 'filename="echo.csv"' in response["Content-Disposition"]
+
+
+async def test_the_demo_trip_planner_asks_then_streams_an_itinerary_and_a_budget(live_url):
+    from agents_ui.demo.registry import register_demo_agents
+
+    endpoints = await sync_to_async(register_demo_agents)(live_url)
+    [endpoint] = [e for e in endpoints if e.protocol == AgentEndpoint.Protocol.A2A]
+    discovery = await discover_one(endpoint, refresh=True)
+    assert discovery.status == "declared", discovery.error
+    plan = (await plan_inputs(endpoint, UserAbilities(), discovery=discovery)).plan()
+    assert [s.id for s in plan.profile.skills.value] == ["plan-trip", "packing-list", "book-hotel"]
+    first = await finish(await turn(endpoint, "Plan a trip"), plan)
+    asked = await sync_to_async(replay)(first)
+    assert asked.task.state == "input-required", first.error
+    conversation = await Conversation.objects.select_related("endpoint").aget(pk=first.conversation_id)
+    second = await finish(await turn(endpoint, "Lisbon", conversation), plan)
+    done = await sync_to_async(replay)(second)
+    assert done.task.task_id == asked.task.task_id and done.task.state == "completed"
+    assert done.task.artifacts["itinerary"].parts[0].text.startswith("# Lisbon in two days")
+    assert done.task.artifacts["budget"].parts[0].data["destination"] == "Lisbon"
+
+
+async def test_the_catalogue_card_counts_skills_and_says_the_agent_may_ask(agent):
+    from agents_ui.endpoints.cards import card_for
+
+    endpoint = await sync_to_async(a2a_endpoint)(agent.url)
+    discovery = await discover_one(endpoint, refresh=True)
+    card = card_for(
+        endpoint, discovery, (await plan_inputs(endpoint, UserAbilities(), discovery=discovery)).plan()
+    )
+    labels = [b.label for b in card.badges]
+    assert "2 skills" in labels and "Asks the person" in labels
+    assert {"skills", "asks", "uploads"} <= set(card.filters)

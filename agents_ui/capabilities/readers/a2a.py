@@ -100,6 +100,18 @@ def read(card: Mapping[str, Any]) -> CapabilityProfile:
         output=Output(mime_types=doc.texts("defaultOutputModes")),
         multimodal=Multimodal(input=_modalities(inputs.provenance, file_types)),
         human_in_the_loop=HumanInTheLoop(
+            mechanism=Fact(
+                "input-required",
+                (
+                    Provenance(
+                        PROTOCOL,
+                        "TASK_STATE_INPUT_REQUIRED",
+                        None,
+                        Kind.INFERRED,
+                        "An A2A task may stop to ask the person; the next message answers it",
+                    ),
+                ),
+            ),
             interventions=Fact(
                 True,
                 (
