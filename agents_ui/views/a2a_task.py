@@ -24,8 +24,8 @@ TONES = {
     "completed": "ok",
     "input-required": "warn",
     "auth-required": "warn",
-    "failed": "error",
-    "rejected": "error",
+    "failed": "bad",
+    "rejected": "bad",
     "canceled": "info",
 }
 

@@ -247,3 +247,19 @@ async def test_the_catalogue_card_counts_skills_and_says_the_agent_may_ask(agent
     labels = [b.label for b in card.badges]
     assert "2 skills" in labels and "Asks the person" in labels
     assert {"skills", "asks", "uploads"} <= set(card.filters)
+
+
+async def test_the_workspace_offers_the_skills_with_their_examples_and_sends_the_chosen_one(agent, client):
+    from django.urls import reverse
+
+    endpoint = await sync_to_async(a2a_endpoint)(agent.url)
+    await discover_one(endpoint, refresh=True)
+    user = await sync_to_async(make_user)(perms=["upload_files"])
+    await sync_to_async(client.force_login)(user)
+    page = (await sync_to_async(client.get)(reverse("workspace", kwargs={"slug": "echo"}))).content.decode()
+    assert 'name="skill"' in page and 'data-skill-prompt="Echo this"' in page
+    assert 'data-input-modes="text/plain"' in page  # the "ask" skill takes no files
+    response = await sync_to_async(client.post)(
+        reverse("send-message", kwargs={"slug": "echo"}), {"content": "hi", "skill": "nope"}
+    )
+    assert "Choose one of the skills this agent names." in response.content.decode()
