@@ -263,3 +263,46 @@ async def test_the_workspace_offers_the_skills_with_their_examples_and_sends_the
         reverse("send-message", kwargs={"slug": "echo"}), {"content": "hi", "skill": "nope"}
     )
     assert "Choose one of the skills this agent names." in response.content.decode()
+
+
+def card_json(**changes):
+    from google.protobuf.json_format import MessageToDict
+
+    from tests.support.a2a_agent import test_card
+
+    card = MessageToDict(test_card("http://agent.test"))
+    card.update(changes)
+    return card
+
+
+def test_a_skill_removed_from_the_card_is_one_line_and_hiding_the_chooser_is_breaking():
+    from agents_ui.snapshot_diff import Declaration, diff_declarations
+
+    old = Declaration("a2a", "declared", card_json())
+    new = Declaration("a2a", "declared", card_json(skills=[]))
+    diff = diff_declarations(old, new)
+    assert [(c.path, c.kind) for c in diff.items_removed] == [
+        ("skills[echo]", "removed"),
+        ("skills[ask]", "removed"),
+    ]
+    assert [c.name for c in diff.hidden_controls] == ["skills"]
+    assert all(c.breaking for c in diff.items_removed)
+
+
+def test_the_admin_shows_the_credentials_the_card_requires(client):
+    from django.utils import timezone
+
+    from agents_ui.models import CapabilitySnapshot
+
+    client.force_login(make_user(superuser=True))
+    endpoint = a2a_endpoint("http://agent.test")
+    CapabilitySnapshot.objects.create(
+        endpoint=endpoint,
+        status="declared",
+        content_hash="x",
+        source="s",
+        payload=card_json(),
+        last_seen_at=timezone.now(),
+    )
+    page = client.get(f"/admin/agents_ui/agentendpoint/{endpoint.pk}/change/").content.decode()
+    assert "<code>key</code>: api-key (header X-Api-Key)" in page
