@@ -28,7 +28,7 @@ from agents_ui.capabilities.readers.document import Document, capped, kept
 from agents_ui.capabilities.values import CredentialInfo, SkillInfo
 
 SOURCE = "A2A Agent Card"
-PROTOCOL = "A2A protocol (docs/PROTOCOLS.md 4)"
+PROTOCOL = "A2A protocol (docs/PROTOCOLS.md 3)"
 # Input modes that are the composer's own text, not files.
 TEXT_MODES = frozenset({"text", "text/plain"})
 # Card fields this reader reads; the others are kept and shown.
