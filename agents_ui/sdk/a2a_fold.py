@@ -121,8 +121,19 @@ def _part(part: pb.Part) -> A2APart | None:
     if which == "url":
         return A2APart("file", url=part.url[:2048], media_type=media, filename=name)
     if which == "data":
-        return A2APart("data", data=MessageToDict(part.data), media_type=media, filename=name)
+        return A2APart("data", data=_whole_numbers(MessageToDict(part.data)), media_type=media, filename=name)
     return None
+
+
+def _whole_numbers(value: Any) -> Any:
+    """JSON as the agent meant it: protobuf carries every number as a double (2 arrives as 2.0)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(item) for item in value]
+    return value
 
 
 def _text_of(message: pb.Message) -> str:

@@ -49,10 +49,14 @@ def _default(kind: str) -> str:
     return {"text": "text/plain", "data": "application/json"}.get(kind, "application/octet-stream")
 
 
-def task_view(task: TaskRecord | None, credentials: Any = None) -> dict[str, Any] | None:
-    """What a2a_task.html shows of a task (None for runs of the other protocols)."""
+def task_view(task: TaskRecord | None, stopped: bool = False) -> dict[str, Any] | None:
+    """What a2a_task.html shows of a task (None for runs of the other protocols); `stopped`: the run
+    was stopped, which canceled a task still at work."""
     if task is None:
         return None
+    state, label = task.state, task.label
+    if stopped and not task.final and not task.waiting:
+        state, label = "canceled", "Canceled"
     artifacts = []
     for artifact in task.artifacts.values():
         artifacts.append(
@@ -67,13 +71,13 @@ def task_view(task: TaskRecord | None, credentials: Any = None) -> dict[str, Any
         )
     return {
         "task_id": task.task_id,
-        "state": task.state,
-        "label": task.label,
-        "tone": TONES.get(task.state, "accent"),
-        "asks": task.state == "input-required",
-        "needs_auth": task.state == "auth-required",
+        "state": state,
+        "label": label,
+        "tone": TONES.get(state, "accent"),
+        "asks": state == "input-required",
+        "needs_auth": state == "auth-required",
         "text": task.status_text,
-        "progress": task.progress[-1] if task.progress and not task.final and not task.waiting else "",
+        "progress": task.progress[-1] if task.progress and state in ("submitted", "working") else "",
         "artifacts": artifacts,
     }
 

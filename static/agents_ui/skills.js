@@ -7,6 +7,11 @@
   var textarea = document.getElementById("message");
   if (!select) return;
   var general = input ? input.getAttribute("accept") : null;
+  // Disabled by the page (no permission to upload): no skill enables it.
+  if (input && input.disabled) input = null;
+  var limits = document.querySelector("[data-upload-limits]");
+  var generalText = limits ? limits.textContent : "";
+  var label = document.querySelector("label[for=attachment]");
   var TEXT = { "text": true, "text/plain": true };
 
   function follow() {
@@ -16,11 +21,15 @@
     if (modes === undefined) {
       if (general === null) input.removeAttribute("accept"); else input.setAttribute("accept", general);
       input.disabled = false;
+      if (label) label.removeAttribute("aria-disabled");
+      if (limits) limits.textContent = generalText;
       return;
     }
     var files = modes.split(",").filter(function (m) { return m && !TEXT[m.toLowerCase()]; });
     input.disabled = files.length === 0;
     input.setAttribute("accept", files.join(","));
+    if (label) { if (input.disabled) label.setAttribute("aria-disabled", "true"); else label.removeAttribute("aria-disabled"); }
+    if (limits) limits.textContent = files.length ? files.join(", ") : "This skill takes no files.";
   }
   select.addEventListener("change", follow);
   document.querySelectorAll("[data-skill-prompt]").forEach(function (button) {

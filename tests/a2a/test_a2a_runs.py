@@ -306,3 +306,16 @@ def test_the_admin_shows_the_credentials_the_card_requires(client):
     )
     page = client.get(f"/admin/agents_ui/agentendpoint/{endpoint.pk}/change/").content.decode()
     assert "<code>key</code>: api-key (header X-Api-Key)" in page
+
+
+def test_a_stopped_task_shows_as_canceled_and_data_keeps_whole_numbers():
+    from agents_ui.sdk.a2a_fold import TaskRecord, _whole_numbers
+    from agents_ui.views.a2a_task import task_view
+
+    working = TaskRecord(task_id="t", state="working", progress=["busy"])
+    assert task_view(working)["label"] == "Working" and task_view(working)["progress"] == "busy"
+    stopped = task_view(working, stopped=True)
+    assert stopped["label"] == "Canceled" and stopped["progress"] == ""
+    asking = TaskRecord(task_id="t", state="input-required")
+    assert task_view(asking, stopped=True)["asks"]  # a task waiting for the person was not canceled
+    assert _whole_numbers({"days": 2.0, "rate": 0.5, "list": [1.0]}) == {"days": 2, "rate": 0.5, "list": [1]}

@@ -22,6 +22,8 @@ from a2a.types import a2a_pb2 as pb
 
 SLUG = "trip-planner"
 FILE_MODES = ["text/plain", "text/csv", "application/json"]
+# What the packing-list skill reads from a file (plain text is what the composer writes).
+LIST_MODES = ["text/csv", "application/json"]
 # Streamed chunks: slow enough to see, quick enough for a demo.
 CHUNK_SECONDS = 0.05
 LONG_CHUNK_SECONDS = 0.3
@@ -66,12 +68,10 @@ def card(rpc_url: str, docs_url: str = "") -> pb.AgentCard:
             pb.AgentSkill(
                 id="packing-list",
                 name="Packing list from a file",
-                description=(
-                    "Reads a list you attach (text, CSV or JSON) and hands back a packing list as CSV."
-                ),
+                description=("Reads a list you attach (CSV or JSON) and hands back a packing list as CSV."),
                 tags=["files"],
                 examples=["Make a packing list from my notes"],
-                input_modes=FILE_MODES,
+                input_modes=["text/plain", *LIST_MODES],
                 output_modes=["text/csv"],
             ),
             pb.AgentSkill(
