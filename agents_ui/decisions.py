@@ -85,7 +85,7 @@ from agents_ui.capabilities import (
 )
 from agents_ui.capabilities.provenance import show
 from agents_ui.capabilities.readers.document import KEPT_LIMIT
-from agents_ui.capabilities.values import RateLimit, Readable, SpendLimit
+from agents_ui.capabilities.values import RateLimit, Readable, SkillInfo, SpendLimit
 
 if TYPE_CHECKING:
     from ag_ui.core import AgentCapabilities
@@ -110,6 +110,7 @@ CONTROL_NAMES: tuple[str, ...] = (
     "identity",
     "reasoning",
     "subagents",
+    "skills",
     "upload",
     "approvals",
     "tools",
@@ -136,6 +137,7 @@ CONTROL_LABELS: dict[str, str] = {
     "identity": "Identity card",
     "reasoning": "Reasoning panel",
     "subagents": "Sub-agent selector",
+    "skills": "Skill chooser",
     "upload": "Upload button",
     "approvals": "Approval workflow",
     "tools": "Tool list",
@@ -161,7 +163,7 @@ CONTROL_LABELS: dict[str, str] = {
 # Where a reason came from: a kind of fact (declared, negotiated, inferred, observed, override),
 # the user's permissions, or the rule applied when nothing said anything.
 Source = Literal["declared", "negotiated", "inferred", "override", "user", "observed", "default"]
-Protocol = Literal["agui", "external"]
+Protocol = Literal["agui", "external", "a2a"]
 
 ADMIN = "admin overrides"
 NOTHING_SEEN = Observations()
@@ -226,6 +228,13 @@ class SubagentsDetails(Details):
     subagents: tuple[SubagentInfo, ...] = ()
     delegation: bool | None = None
     handoffs: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SkillsDetails(Details):
+    skills: tuple[SkillInfo, ...] = ()
+    # (skill id, <input accept> value) for each skill naming its own input modes ("" takes no files).
+    accepts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -753,6 +762,25 @@ def _subagents(src: _Inputs) -> tuple[_Evidence, Details]:
     return ev, SubagentsDetails((*(subagents or ()), *more), delegation, handoffs)
 
 
+# Input modes that are the composer's own text rather than a file.
+_TEXT_MODES = frozenset({"text", "text/plain"})
+
+
+def _skills(src: _Inputs) -> tuple[_Evidence, Details]:
+    """The skills an agent names, to choose one for a message; each skill's examples are prompts."""
+    fact = src.profile.skills
+    ev = _Evidence(src.profile, "skills")
+    skills = ev.read(fact, shown=[skill.name for skill in fact.value] if fact.value is not None else None)
+    if skills is not None:
+        ev.support = bool(skills)
+    accepts = tuple(
+        (skill.id, ",".join(m for m in skill.input_modes if m.lower() not in _TEXT_MODES))
+        for skill in skills or ()
+        if skill.input_modes is not None
+    )
+    return ev.finish(), SkillsDetails(tuple(skills or ()), accepts)
+
+
 # AG-UI input modality -> what an <input accept> takes; "file" means any other kind, so any type.
 _MODALITY_ACCEPT = {"image": "image/*", "audio": "audio/*", "video": "video/*", "pdf": "application/pdf"}
 _MODALITY_WORDS = {"image": "images", "audio": "audio", "video": "video", "pdf": "PDF"}
@@ -1202,6 +1230,7 @@ _CONTROLS: dict[str, Callable[[_Inputs], tuple[_Evidence, Details]]] = {
     "identity": _identity,
     "reasoning": _reasoning,
     "subagents": _subagents,
+    "skills": _skills,
     "upload": _upload,
     "approvals": _approvals,
     "tools": _tools,

@@ -16,9 +16,11 @@ from collections.abc import AsyncIterable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from a2a.types.a2a_pb2 import StreamResponse as A2AStreamResponse
 from ag_ui import core as ag
 
 from . import policy as ext
+from .a2a_fold import TaskRecord, apply_stream_response
 from .state import StateKeeper
 
 __all__ = [
@@ -311,6 +313,8 @@ class Transcript:
     modules: list[tuple[str, Any]] = field(default_factory=list)
     grounding: list[ext.GroundingSource] = field(default_factory=list)
     artifacts: list[ext.ArtifactCreated] = field(default_factory=list)
+    # The A2A task the run follows (agents_ui.sdk.a2a_fold); None for the other protocols.
+    task: TaskRecord | None = None
     approvals: dict[str, ApprovalRecord] = field(default_factory=dict)
     # Calls an earlier run of the thread opened and this run gave the result of (a resume):
     # id -> that earlier run's own record, which now holds the result.
@@ -466,6 +470,8 @@ class TranscriptBuilder:
             ext.RunFailed: self._x_run_failed,
             ext.LegacyText: self._x_legacy_text,
             ext.Done: self._x_done,
+            # A2A agents (agents_ui.sdk.a2a_fold)
+            A2AStreamResponse: lambda event: apply_stream_response(self, event, Outcome),
         }
 
     def apply(self, event: Any) -> None:

@@ -1006,6 +1006,7 @@ class StreamRenderer:
                 "approvals",
             ),
             ("extras", (len(t.modules), len(t.grounding), len(t.artifacts), t.outcome is not None), "extras"),
+            ("task", (t.task.revision, t.task.state) if t.task else None, "a2a-task"),
             (
                 "status",
                 (

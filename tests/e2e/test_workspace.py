@@ -64,7 +64,7 @@ SHOWN: dict[str, set[str]] = {
     # The policy has no field for reasoning, sub-agents, state, media, code execution, memory, a send
     # rate or custom capabilities; its messages stream as usual and carry no client tools.
     "support-desk": set(CONTROL_NAMES)
-    - {"reasoning", "subagents", "state", "image-picker", "audio-recorder", "media-output"}
+    - {"reasoning", "subagents", "skills", "state", "image-picker", "audio-recorder", "media-output"}
     - {"frontend-tools", "transport", "code-execution", "memory", "throttle", "custom"},
     # files false, approvals false (no tool needs one), grounding false, interactions false.
     "archive": {"identity", "tools", "structured-output", "stop", "limits", "host-context", "stream-profile"},
@@ -72,6 +72,10 @@ SHOWN: dict[str, set[str]] = {
     # domainTools, limits and acceptedFields rule those out; interactions, messages and one stream
     # profile are declared.
     "future-agent": {"identity", "feedback", "stop", "stream-profile"},
+    # A2A Agent Card: skills (with examples), defaultInputModes beyond text (upload), tasks/cancel (stop).
+    # streaming true and pushNotifications false: nothing to show about the connection. Its extension
+    # (capabilities.extensions) is kept and shown: custom, in the explain view.
+    "trip-planner": {"identity", "skills", "upload", "stop", "custom"},
 }
 assert set(SHOWN) == {agent.slug for agent in DEMO_AGENTS}
 
