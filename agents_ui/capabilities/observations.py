@@ -23,6 +23,7 @@ _FOLD_FLAGS: dict[str, tuple[str, ...]] = {
     "approvals_seen": ("approvals",),
     "modules_seen": ("modules",),
     "grounding_seen": ("grounding",),
+    "a2ui_seen": ("a2ui",),
 }
 
 
@@ -39,6 +40,7 @@ class Observations:
     approvals_seen: bool = False
     modules_seen: bool = False
     grounding_seen: bool = False
+    a2ui_seen: bool = False
 
     @classmethod
     def of(cls, observed: Any) -> Observations:
