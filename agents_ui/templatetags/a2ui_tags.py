@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import nh3
 from django import template
 from django.utils.safestring import SafeString, mark_safe
@@ -49,3 +51,17 @@ def a2ui_text(text: str, variant: str = "body") -> SafeString:
 def a2ui_level(variant: str) -> int:
     """The heading level of a heading variant, inside a conversation's own headings."""
     return _LEVELS.get(variant, 6)
+
+
+@register.filter
+def a2ui_value(value: object) -> str:
+    """A value the person sent, in words: yes or no, a list joined, nothing for null."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(a2ui_value(item) for item in value[:20])
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)[:300]
+    return str(value)[:300]

@@ -129,6 +129,8 @@ async def test_the_booking_flow_from_form_to_confirmation_survives_a_reload(fake
     body = response.content.decode()
     assert response.status_code == 200
     assert "Pressed “Check and book”" in body and "data-a2ui-sent" in body
+    # What was sent, in words: a list joined, a flag as yes or no.
+    assert "<dd>focus</dd>" in body and "<dd>no</dd>" in body and "<dd>6</dd>" in body
     await settle()
     action = client.received[-1]["forwardedProps"]["a2uiAction"]["userAction"]
     assert action["name"] == "book_room" and action["surfaceId"] == "booking"

@@ -200,6 +200,140 @@ def confirmation_operations(surface_id: str, booking: dict[str, Any]) -> list[di
     ]
 
 
+# A one-pixel image, so the gallery shows an image this page may load (other sites' images are links).
+DOT = (
+    "data:image/png;base64,"
+    "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR42mPwd3tKEmIY1TCqYfhqAABe7noQUGj3EgAAAABJRU5ErkJggg=="
+)
+
+
+def gallery_operations(surface_id: str) -> list[dict[str, Any]]:
+    """Every component of the Basic Catalog on one surface, its inputs sent back by one button."""
+    components = [
+        {
+            "id": "root",
+            "component": "Column",
+            "children": ["g-title", "g-row", "g-tabs", "g-inputs", "g-foot"],
+        },
+        _text("g-title", "Every component", "h2"),
+        {
+            "id": "g-row",
+            "component": "Row",
+            "children": ["g-media", "g-list-card"],
+            "justify": "spaceBetween",
+        },
+        {
+            "id": "g-media",
+            "component": "Column",
+            "children": ["g-icons", "g-image", "g-video", "g-audio"],
+            "weight": 1,
+        },
+        {"id": "g-icons", "component": "Row", "children": ["g-i1", "g-i2", "g-i3"], "align": "center"},
+        {"id": "g-i1", "component": "Icon", "name": "star"},
+        {"id": "g-i2", "component": "Icon", "name": "mail"},
+        {
+            "id": "g-i3",
+            "component": "Icon",
+            "name": {"svgPath": "M12 2L15 9H22L16 14L18 21L12 17L6 21L8 14L2 9H9Z"},
+        },
+        {"id": "g-image", "component": "Image", "url": DOT, "description": "A blue dot", "variant": "icon"},
+        {"id": "g-video", "component": "Video", "url": "https://example.org/tour.mp4"},
+        {
+            "id": "g-audio",
+            "component": "AudioPlayer",
+            "url": "https://example.org/chime.mp3",
+            "description": "Door chime",
+        },
+        {"id": "g-list-card", "component": "Card", "child": "g-list", "weight": 1},
+        {"id": "g-list", "component": "List", "children": {"path": "/rooms", "componentId": "g-room"}},
+        _text("g-room", {"call": "formatString", "args": {"value": "${name}: ${seats} seats"}}),
+        {
+            "id": "g-tabs",
+            "component": "Tabs",
+            "tabs": [{"title": "About", "child": "g-about"}, {"title": "Rules", "child": "g-rules"}],
+        },
+        _text("g-about", "Rooms are open from *8 to 20*."),
+        _text("g-rules", "Leave the room as you found it."),
+        {
+            "id": "g-inputs",
+            "component": "Column",
+            "children": ["g-name", "g-agree", "g-extras", "g-volume", "g-when"],
+        },
+        {"id": "g-name", "component": "TextField", "label": "Your name", "value": {"path": "/form/name"}},
+        {
+            "id": "g-agree",
+            "component": "CheckBox",
+            "label": "I agree to the rules",
+            "value": {"path": "/form/agree"},
+        },
+        {
+            "id": "g-extras",
+            "component": "ChoicePicker",
+            "label": "Extras",
+            "variant": "multipleSelection",
+            "options": [{"label": "Coffee", "value": "coffee"}, {"label": "Water", "value": "water"}],
+            "value": {"path": "/form/extras"},
+        },
+        {
+            "id": "g-volume",
+            "component": "Slider",
+            "label": "Music volume",
+            "min": 0,
+            "max": 10,
+            "value": {"path": "/form/volume"},
+        },
+        {
+            "id": "g-when",
+            "component": "DateTimeInput",
+            "label": "Arrival",
+            "enableDate": True,
+            "enableTime": True,
+            "value": {"path": "/form/when"},
+        },
+        {
+            "id": "g-foot",
+            "component": "Row",
+            "children": ["g-modal", "g-divider", "g-send"],
+            "justify": "spaceBetween",
+            "align": "center",
+        },
+        {"id": "g-modal", "component": "Modal", "trigger": "g-open", "content": "g-help"},
+        {
+            "id": "g-open",
+            "component": "Button",
+            "child": "g-open-label",
+            "action": {"event": {"name": "help"}},
+        },
+        _text("g-open-label", "Help"),
+        _text("g-help", "Press **Send** and I tell you what I received."),
+        {"id": "g-divider", "component": "Divider", "axis": "vertical"},
+        {
+            "id": "g-send",
+            "component": "Button",
+            "variant": "primary",
+            "child": "g-send-label",
+            "action": {
+                "event": {
+                    "name": "gallery_sent",
+                    "context": {
+                        key: {"path": f"/form/{key}"} for key in ("name", "agree", "extras", "volume", "when")
+                    },
+                }
+            },
+        },
+        _text("g-send-label", "Send"),
+    ]
+    data = {
+        "rooms": [{"name": name, "seats": seats} for name, seats in ROOMS.values()],
+        "form": {"name": "", "agree": False, "extras": [], "volume": 3, "when": ""},
+    }
+    return [
+        _op("createSurface", surfaceId=surface_id, catalogId=CATALOG),
+        _op("updateComponents", surfaceId=surface_id, components=components),
+        _op("updateDataModel", surfaceId=surface_id, path="/", value=data),
+    ]
+
+
 def _booking(context: Any) -> dict[str, Any]:
     context = context if isinstance(context, dict) else {}
     room = context.get("room")
@@ -241,8 +375,25 @@ class BookingDesk(AgUiDemoAgent):
 
     async def run(self, ctx: RunContext) -> AsyncIterator[BaseEvent]:
         action = user_action(ctx)
+        if action is None and "every component" in ctx.user_text.lower():
+            async for event in text_message("Here is every component I can build."):
+                yield event
+            async for event in self._surface(gallery_operations("gallery")):
+                yield event
+            return
+        if action is not None and action.get("name") == "gallery_sent":
+            context = action.get("context") if isinstance(action.get("context"), dict) else {}
+            said = ", ".join(
+                f"{key} = {context.get(key)!r}" for key in ("name", "agree", "extras", "volume", "when")
+            )
+            async for event in text_message(f"I received: {said}."):
+                yield event
+            return
         if action is None:
-            async for event in text_message("Here is a booking form: pick a day and a room."):
+            intro = "Here is a booking form: pick a day and a room."
+            async for event in text_message(
+                f"{intro} (Say “show me every component” to see all I can build.)"
+            ):
                 yield event
             async for event in self._surface(form_operations("booking", _booking({}))):
                 yield event
