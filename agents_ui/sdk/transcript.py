@@ -270,6 +270,8 @@ class ActivityRecord:
     content: Any
     # Which event of the stream first mentioned it: its place among messages and tool calls.
     position: int = 0
+    # Counts the snapshots and patches applied: a live view redraws the block when it moves.
+    revision: int = 0
 
 
 @dataclass(slots=True)
@@ -836,6 +838,7 @@ class TranscriptBuilder:
         if record is None:
             record = ActivityRecord(message_id, activity_type, None, t.event_count)
             t.activities[message_id] = record
+        record.revision += 1
         return record
 
     def _activity_snapshot(self, event: ag.ActivitySnapshotEvent) -> None:

@@ -11,7 +11,6 @@ AG-UI's A2UI middleware expects it (`forwardedProps.a2uiAction.userAction`) in a
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -62,15 +61,7 @@ def refused_by_plan(plan: Any) -> str:
 
 def signature(record: ActivityRecord) -> Any:
     """What changes when the activity's block must be drawn again."""
-    return (record.activity_type, id(record.content), a2ui_revision(record))
-
-
-def a2ui_revision(record: ActivityRecord) -> int:
-    # Patches change the content in place: its size is the cheap witness of a change.
-    try:
-        return len(json.dumps(record.content, default=str))
-    except (TypeError, ValueError):
-        return 0
+    return (record.activity_type, record.revision)
 
 
 # --- A2UI ------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ component renders, binds and acts, nothing agent-made runs script, and a reload 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, timedelta
 
 import pytest
@@ -14,6 +15,8 @@ from tests.e2e.conftest import SCREENSHOTS
 from tests.e2e.test_a11y import serious_violations
 from tests.e2e.test_runs import TIMEOUT, last_run, open_agent, send, wait_run
 from tests.e2e.test_runs import demo as demo  # the demo agents, registered against the live server
+from tests.factories import make_endpoint
+from tests.support.a2ui_agent import HostileA2uiServer
 
 pytestmark = pytest.mark.e2e
 
@@ -153,3 +156,50 @@ def test_every_basic_catalog_component_renders_binds_and_acts(
     expect(form.get_by_label("Your name")).to_have_value("Ada")
     expect(form.get_by_label("I agree to the rules")).to_be_checked()
     assert errors == []
+
+
+@pytest.fixture(scope="module")
+def hostile_agent() -> Iterator[HostileA2uiServer]:
+    server = HostileA2uiServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_a_hostile_surface_is_refused_or_bounded_with_notes_and_nothing_runs(
+    page: Page, live_url: str, signed_in, screenshot, hostile_agent: HostileA2uiServer, size: str
+):
+    page.set_viewport_size(SIZES[size])
+    errors = no_errors(page)
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    make_endpoint(slug="hostile-ui", name="Hostile UI", base_url=f"{hostile_agent.url}/")
+    signed_in()
+    open_agent(page, live_url, "hostile-ui")
+    send(page, "show me")
+    wait_run(page)
+    for reload in (False, True):
+        if reload:
+            page.reload()
+        form = surface(page)
+        expect(form).to_contain_text("still words")
+        expect(form.locator("[data-a2ui-note]").first).to_be_visible()
+        notes = " ".join(form.locator("[data-a2ui-note]").all_inner_texts())
+        for said in ("not http(s)", "the first 60 are shown", "levels deep", "contains itself"):
+            assert said in notes, said
+        expect(form.locator('[data-a2ui="List"] li')).to_have_count(a2ui.MAX_ITEMS)
+        assert form.locator("[data-a2ui-refused]").count() >= 3
+        # The activity of a type without a renderer is a card with its content, never dropped.
+        card = last_run(page).locator('[data-activity="PLAN"] [data-activity-card]')
+        expect(card).to_contain_text("Search")
+        assert page.evaluate("window.__owned") is None
+        hrefs = page.evaluate("[...document.querySelectorAll('[href],[src]')].map(e => e.href || e.src)")
+        assert not [h for h in hrefs if h.lower().startswith(("javascript:", "data:text"))]
+        handlers = page.evaluate(
+            "[...document.querySelectorAll('.run *')].flatMap(e => [...e.attributes].map(a => a.name))"
+            ".filter(n => n.startsWith('on') || n === 'style')"
+        )
+        assert handlers == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
+    screenshot(f"a2ui-hostile-{size}")
+    assert dialogs == [] and errors == []

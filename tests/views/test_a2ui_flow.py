@@ -198,3 +198,35 @@ async def test_an_agent_that_does_not_declare_a2ui_gets_no_catalogue_until_it_sh
     )
     await settle()
     assert any(c["description"] == a2ui.SCHEMA_CONTEXT_DESCRIPTION for c in client.received[-1]["context"])
+
+
+async def test_an_action_waits_for_the_run_that_is_going(fake_server):
+    client = await browse(fake_server)
+    await client.post("/agents/booking-desk/send/", {"content": "hello"})
+    await settle()
+    run = await latest()
+    activity_id, surface = await sync_to_async(surface_of)(run)
+    await Run.objects.acreate(conversation=run.conversation, request={}, status=Run.Status.RUNNING)
+    form = {
+        "activity": activity_id,
+        "surface": surface.id,
+        "a2ui-action": "book|/",
+        "a2ui:/booking/date": "x",
+    }
+    form["a2ui:/booking/room"] = "focus"
+    body = (await client.post(f"/runs/{run.pk}/a2ui/", form)).content.decode()
+    assert "still answering" in body and await Run.objects.acount() == 2
+
+
+async def test_only_a2ui_surfaces_of_the_persons_own_runs_take_actions(fake_server):
+    client = await browse(fake_server)
+    await client.post("/agents/booking-desk/send/", {"content": "hello"})
+    await settle()
+    run = await latest()
+    activity_id, surface = await sync_to_async(surface_of)(run)
+    form = {"activity": activity_id, "surface": surface.id, "a2ui-action": "book|/"}
+    assert (await client.post(f"/runs/{run.pk}/a2ui/", {**form, "activity": "nope"})).status_code == 404
+    assert (await client.post(f"/runs/{run.pk}/a2ui/", {**form, "surface": "nope"})).status_code == 404
+    other = HtmxClient()
+    await other.aforce_login(await sync_to_async(make_user)())
+    assert (await other.post(f"/runs/{run.pk}/a2ui/", form)).status_code == 404
