@@ -130,6 +130,7 @@ CONTROL_NAMES: tuple[str, ...] = (
     "code-execution",
     "memory",
     "throttle",
+    "generative-ui",
     "custom",
 )
 
@@ -157,6 +158,7 @@ CONTROL_LABELS: dict[str, str] = {
     "code-execution": "Code execution",
     "memory": "Long-term memory",
     "throttle": "Throttle",
+    "generative-ui": "Generative UI (A2UI)",
     "custom": "Integration-specific capabilities",
 }
 
@@ -405,6 +407,14 @@ class MemoryDetails(Details):
 class ThrottleDetails(Details):
     max_requests: int | None = None  # sends allowed per window
     window_seconds: int = 60
+
+
+@dataclass(frozen=True, slots=True)
+class GenerativeUIDetails(Details):
+    # The catalogues the agent says it generates; the product renders the Basic Catalog.
+    catalogs: tuple[str, ...] = ()
+    # Tell the agent, with each run, which catalogue this product renders (the A2UI middleware's way).
+    advertise: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -1226,6 +1236,27 @@ def _custom(src: _Inputs) -> tuple[_Evidence, Details]:
     return ev.finish(), details
 
 
+def _generative_ui(src: _Inputs) -> tuple[_Evidence, Details]:
+    ui = src.profile.generative_ui
+    ev = _Evidence(src.profile, "generative UI (A2UI)")
+    path = ui.a2ui.origin.path if ui.a2ui.sayable else ""
+    speaks = ui.a2ui.value
+    ev.support = ev.read(
+        ui.a2ui,
+        f"{path} declares A2UI v0.9: its surfaces are drawn here, and the catalogue is offered"
+        if speaks
+        else f"{path} declares no A2UI v0.9"
+        if speaks is False
+        else None,
+    )
+    ev.known(
+        ui.catalogs,
+        f"{ui.catalogs.origin.path} names {_show(ui.catalogs.value)}" if ui.catalogs.known else None,
+    )
+    ev.finish().observe(src.profile.seen.a2ui, "The agent sent A2UI surfaces")
+    return ev, GenerativeUIDetails(catalogs=ui.catalogs.value or (), advertise=ev.support is True)
+
+
 _CONTROLS: dict[str, Callable[[_Inputs], tuple[_Evidence, Details]]] = {
     "identity": _identity,
     "reasoning": _reasoning,
@@ -1250,6 +1281,7 @@ _CONTROLS: dict[str, Callable[[_Inputs], tuple[_Evidence, Details]]] = {
     "code-execution": _code_execution,
     "memory": _memory,
     "throttle": _throttle,
+    "generative-ui": _generative_ui,
     "custom": _custom,
 }
 

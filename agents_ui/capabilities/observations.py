@@ -24,6 +24,7 @@ _FOLD_FLAGS: dict[str, tuple[str, ...]] = {
     "modules_seen": ("modules",),
     "grounding_seen": ("grounding",),
     "media_seen": ("media",),
+    "a2ui_seen": ("a2ui",),
 }
 # Sub-agents named by runs: at most this many names are kept, each this long (agents name them freely).
 MAX_SUBAGENT_NAMES = 50
@@ -47,6 +48,7 @@ class Observations:
     # The sub-agents runs showed at work, by name, in the order first seen.
     subagent_names: tuple[str, ...] = ()
     media_seen: bool = False
+    a2ui_seen: bool = False
 
     @classmethod
     def of(cls, observed: Any, subagent_names: Iterable[str] = ()) -> Observations:

@@ -214,6 +214,14 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class GenerativeUI:
+    """Interfaces the agent builds: A2UI (capabilities/readers/a2ui.py)."""
+
+    a2ui: Fact[bool] = UNSAID
+    catalogs: Fact[tuple[str, ...]] = UNSAID  # A2UI catalogue ids it generates
+
+
+@dataclass(frozen=True, slots=True)
 class StreamProfiles:
     offered: Fact[tuple[str, ...]] = UNSAID
     default: Fact[str] = UNSAID
@@ -281,6 +289,10 @@ class Seen:
     def media(self) -> Fact[bool]:
         return self._fact("media_seen")
 
+    @property
+    def a2ui(self) -> Fact[bool]:
+        return self._fact("a2ui_seen")
+
 
 @dataclass(frozen=True, slots=True)
 class CapabilityProfile:
@@ -299,6 +311,7 @@ class CapabilityProfile:
     human_in_the_loop: HumanInTheLoop = HumanInTheLoop()
     custom: Fact[Mapping[str, Any]] = UNSAID
     files: Files = Files()
+    generative_ui: GenerativeUI = GenerativeUI()
     limits: Limits = Limits()
     stream_profiles: StreamProfiles = StreamProfiles()
     host_context: HostContext = HostContext()

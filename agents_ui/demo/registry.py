@@ -8,6 +8,7 @@ from django.db import transaction
 
 from agents_ui.demo.a2a import server as a2a_server
 from agents_ui.demo.agui.base import AgUiDemoAgent
+from agents_ui.demo.agui.booking import BookingDesk
 from agents_ui.demo.agui.cipher import Cipher
 from agents_ui.demo.agui.document_reviewer import DocumentReviewer
 from agents_ui.demo.agui.legacy import Legacy
@@ -108,6 +109,14 @@ DEMO_AGENTS: list[DemoAgent] = [
         "encrypted reasoning (REASONING_ENCRYPTED_VALUE only)",
     ),
     DemoAgent(
+        "booking-desk",
+        "Booking Desk",
+        AGUI,
+        "Books meeting rooms through a form it builds for you: a day, a room, then a confirmation card.",
+        "A2UI v0.9 surfaces in ACTIVITY_SNAPSHOT / ACTIVITY_DELTA, button actions back as "
+        "forwardedProps.a2uiAction, custom.a2ui",
+    ),
+    DemoAgent(
         "legacy",
         "Legacy Helpdesk Bot",
         AGUI,
@@ -160,6 +169,7 @@ AGUI_AGENTS: dict[str, AgUiDemoAgent] = {
         Toolsmith(),
         Studio(),
         Cipher(),
+        BookingDesk(),
         Legacy(),
     )
 }

@@ -33,7 +33,7 @@ from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
-from agents_ui.views import media
+from agents_ui.views import activities, media
 from agents_ui.views.state_tree import state_tree
 
 _ALLOWED_TAGS = {
@@ -375,6 +375,8 @@ class RunView:
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # False once a later run exists: a call left without a result can then no longer be answered.
     answerable: bool = True
+    # The person's actions on this run's A2UI surfaces, sent with later runs (views/activities.py).
+    a2ui_sent: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0
@@ -392,6 +394,8 @@ class RunView:
                 entries.append((message.position, 0, {"kind": "message", "m": self.message_view(message)}))
         for call in transcript.tool_calls.values():
             entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
+        for record in transcript.activities.values():
+            entries.append((record.position, 2, {"kind": "activity", "a": self.activity_view(record)}))
         entries.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in entries]
 
@@ -420,6 +424,15 @@ class RunView:
     def shows_media(self) -> bool:
         """Images and audio in answers are shown: the plan's media-output control is."""
         return self.plan is not None and self.plan["media-output"].shown
+
+    def activity_view(self, record: Any) -> dict[str, Any]:
+        return activities.activity_view(self, record)
+
+    @property
+    def a2ui_action(self) -> dict[str, Any] | None:
+        """The person's action on a surface that this run takes to the agent."""
+        action = (self.run.request or {}).get(activities.ACTION_KEY)
+        return action if isinstance(action, dict) else None
 
     def call_view(self, call: Any) -> dict[str, Any]:
         original = confirmed_call(call.name, call.args)
@@ -516,7 +529,8 @@ class RunView:
 
     @property
     def said_anything(self) -> bool:
-        return any(self.shows(m) for m in self.transcript.messages) or bool(self.transcript.tool_calls)
+        t = self.transcript
+        return any(self.shows(m) for m in t.messages) or bool(t.tool_calls) or bool(t.activities)
 
     def reasoning(self) -> list[dict[str, Any]]:
         return [
@@ -789,6 +803,7 @@ class StreamRenderer:
     _complete: set[str] = field(default_factory=set)
     _reasoning: dict[str, int] = field(default_factory=dict)
     _calls: dict[str, tuple] = field(default_factory=dict)
+    _activities: dict[str, Any] = field(default_factory=dict)
     _signatures: dict[str, Any] = field(default_factory=dict)
     _doms: dict[tuple[str, str], str] = field(default_factory=dict)
     # What the last full look saw: (transcript revision, run status, run error), and the plan.
@@ -928,6 +943,14 @@ class StreamRenderer:
             elif previous != signature:
                 self._calls[call.id] = signature
                 parts.append(self._swap("tool-call", view.context(c=view.call_view(call))))
+        for record in transcript.activities.values():
+            signature = activities.signature(record)
+            previous = self._activities.get(record.message_id)
+            if previous is None:
+                structural = True
+            elif previous != signature:
+                self._activities[record.message_id] = signature
+                parts.append(self._swap("activity", view.context(a=view.activity_view(record))))
         if not structural:
             for name, signature, partial in self._sections():
                 if self._signatures.get(name) != signature:
@@ -1028,6 +1051,7 @@ class StreamRenderer:
         self._complete = {m.id for m in t.messages if self.view.shows(m) and m.complete}
         self._reasoning = {r.id: r.text_length for r in t.reasoning}
         self._calls = {c.id: self._call_signature(c) for c in t.tool_calls.values()}
+        self._activities = {a.message_id: activities.signature(a) for a in t.activities.values()}
         state = self._signatures.get("state")
         self._signatures = {name: signature for name, signature, _ in self._sections()}
         if state is not None:
