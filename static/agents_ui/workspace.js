@@ -286,7 +286,21 @@
       if (left <= 0 && form) each("button, input, textarea", function (c) { c.disabled = true; }, form);
     });
   }
+  // A live run's clock (run status): from the server's count when the element arrived, so the
+  // browser's own clock never matters; past the declared bound, the past-bound line shows.
+  function clocks() {
+    var now = Date.now();
+    document.querySelectorAll("[data-elapsed]").forEach(function (e) {
+      if (!e.dataset.seen) e.dataset.seen = now;
+      var s = Math.floor(parseFloat(e.dataset.elapsed) + (now - e.dataset.seen) / 1000);
+      if (isNaN(s)) return;
+      e.textContent = (s >= 60 ? Math.floor(s / 60) + " min " : "") + (s % 60) + " s";
+      var past = e.closest("[data-progress]").querySelector("[data-past-bound=time]");
+      if (past && s > parseFloat(e.dataset.bound)) past.hidden = false;
+    });
+  }
   tick();
-  setInterval(tick, 1000);
+  clocks();
+  setInterval(function () { tick(); clocks(); }, 1000);
   refreshStop();
 })();

@@ -6,6 +6,8 @@ import re
 
 import pytest
 from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
     StateSnapshotEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
@@ -15,7 +17,7 @@ from ag_ui.core import (
 
 from agents_ui.decisions import UserAbilities, decide
 from agents_ui.models import Conversation, Run
-from agents_ui.sdk import TranscriptBuilder
+from agents_ui.sdk import TranscriptBuilder, a2ui
 from agents_ui.views.run_render import RunView, StreamRenderer, dom_id, markdown_html, streaming_markdown
 from tests.factories import make_endpoint, make_user
 
@@ -199,3 +201,35 @@ def test_a_live_plain_line_inside_an_open_code_block_is_code(stream):
     builder.apply(TextMessageContentEvent(message_id="m", delta="return it"))
     html = renderer.update()
     assert "<pre" in html and "<p>return it" not in html and "-line" not in html
+
+
+def test_an_activity_shows_at_its_place_and_is_swapped_whole_when_a_delta_changes_it(stream):
+    run, builder, renderer = stream
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    builder.apply(TextMessageContentEvent(message_id="m", delta="Here it is"))
+    renderer.first()
+    content = {"a2ui_operations": [
+        {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": a2ui.BASIC_CATALOG_ID}},
+        {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+            {"id": "root", "component": "Text", "text": {"path": "/status"}}]}},
+        {"version": "v0.9", "updateDataModel": {"surfaceId": "s", "value": {"status": "holding"}}},
+    ]}  # fmt: skip
+    builder.apply(ActivitySnapshotEvent(message_id="a", activity_type="a2ui-surface", content=content))
+    html = renderer.update()
+    assert swapped_ids(html) == [
+        f"run-{run.pk}-body"
+    ]  # a new block: the body again, the block after the text
+    assert html.index('data-message="m"') < html.index('data-activity="a2ui-surface"') and "holding" in html
+    builder.apply(
+        ActivityDeltaEvent(
+            message_id="a",
+            activity_type="a2ui-surface",
+            patch=[
+                {"op": "replace", "path": "/a2ui_operations/2/updateDataModel/value/status", "value": "done"}
+            ],
+        )
+    )
+    html = renderer.update()
+    [swapped] = swapped_ids(html)
+    assert swapped.startswith("act-") and "done" in html and "holding" not in html
+    assert renderer.update() == ""  # nothing changed since
