@@ -11,12 +11,14 @@ product's own. The product runs as deployed (DEBUG off, `benchmarks/settings.py`
 what production serves; django-htmx's `django-htmx.js`, which `{% htmx_script %}` adds only with
 DEBUG on, would be counted apart (`*_debug_js_bytes`) and left out of the totals.
 
-Two workspaces are weighed: one whose agent takes voice notes (`page_workspace`, the audio recorder
-shown) and one whose agent does not (`page_workspace_no_recorder`). The recorder's own script is
-loaded only at the first press of Record; it is counted apart (`*_on_demand_js_bytes`, every
-`data-script` the page names), and `*_own_js_after_record_bytes` is what the page has run once it came.
+Three workspaces are weighed: one whose agent takes voice notes (`page_workspace`, the audio recorder
+shown), one whose agent does not (`page_workspace_no_recorder`), and one whose agent names skills
+(`page_workspace_skills`, the skill chooser shown). The recorder's and the skill chooser's own scripts
+are loaded only when the control is first used; they are counted apart (`*_on_demand_js_bytes`, every
+`data-script` the page names), and `*_own_js_after_record_bytes` is what the page has run once they came.
 
 Usage: python benchmarks/page_weight.py [--json] [--workspace SLUG] [--plain-workspace SLUG]
+       [--skills-workspace SLUG]
 Target: page_*_own_js_bytes < 15,360 (JavaScript beyond htmx and its SSE extension under 15 KB).
 """
 
@@ -138,6 +140,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         results = weigh(client, "catalogue", "/")
         results.update(weigh(client, "workspace", f"/agents/{args.workspace}/"))
         results.update(weigh(client, "workspace_no_recorder", f"/agents/{args.plain_workspace}/"))
+        results.update(weigh(client, "workspace_skills", f"/agents/{args.skills_workspace}/"))
     finally:
         product.send_signal(2)
         try:
@@ -159,6 +162,9 @@ def main() -> None:
     parser.add_argument(
         "--plain-workspace", default="planner", help="an agent whose workspace shows no recorder"
     )
+    parser.add_argument(
+        "--skills-workspace", default="trip-planner", help="an agent whose workspace shows its skills"
+    )
     args = parser.parse_args()
     results = run(args)
     if args.json:
@@ -169,7 +175,7 @@ def main() -> None:
         if name.endswith("_own_js_bytes"):
             unit += f" (target < {TARGET_OWN_JS_BYTES})"
         print(f"{name}: {value} {unit}".rstrip())
-    pages = ("catalogue", "workspace", "workspace_no_recorder")
+    pages = ("catalogue", "workspace", "workspace_no_recorder", "workspace_skills")
     met = all(results[f"page_{p}_own_js_bytes"] < TARGET_OWN_JS_BYTES for p in pages)
     print(f"target_page_own_js_met: {met}")
 

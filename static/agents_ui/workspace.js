@@ -1,6 +1,4 @@
-// Workspace behaviour that needs the browser: the conversation following new words, the composer
-// (Enter sends, files checked before they are sent, Send becoming Stop), the details drawer, copy
-// buttons, approval expiry. The audio recorder (recorder.js) loads at the first press of Record.
+// The workspace's behaviour that htmx does not give: following the answer, the composer, copy buttons.
 (function () {
   "use strict";
   var $ = function (s, r) { return (r || document).querySelector(s); }, on = function (t, e, f, o) { if (t) t.addEventListener(e, f, o); };
@@ -36,8 +34,7 @@
     field.files = all.files;
   }
 
-  // The conversation scrolls on its own and follows new words, unless the person scrolled up to read.
-  // Never smooth: an animation still running when new words land would scroll back up to its old target.
+  // Follows new words unless the person scrolled up; never smooth (an animation would scroll back up).
   var following = true, lastTop = 0;
   function toLatest() {
     following = true;
@@ -45,14 +42,14 @@
     lastTop = scroller.scrollTop;
     if (jump) jump.hidden = true;
   }
-  // New words may land before the scroll event of a person who just scrolled up: not back down.
+  // Words may land before the scroll event of a person who scrolled up: not back down.
   function follow() {
     if (following && scroller.scrollTop < lastTop - 2) following = false;
     if (following) toLatest();
     return following;
   }
   if (scroller) {
-    // Only the person scrolling up stops the following (new words arriving also move the bottom).
+    // Only scrolling up stops the following (new words move the bottom too).
     lastTop = scroller.scrollTop;
     on(scroller, "scroll", function () {
       var top = scroller.scrollTop;
@@ -63,10 +60,10 @@
     }, { passive: true });
     new MutationObserver(function () {
       if (!follow() && jump) jump.hidden = false;
-      addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
-      tick();  // a request that just arrived counts down at once
+      addCopyButtons(scroller);  // only to answers without: its own changes end here
+      tick();  // a request just arrived counts down at once
     }).observe(scroller, { childList: true, subtree: true, characterData: true });
-    // Sizes change without a mutation too: the composer growing, a thumbnail or a table laid out.
+    // Sizes change without a mutation too (the composer growing, an image laid out).
     if (window.ResizeObserver) {
       var resized = new ResizeObserver(follow);
       resized.observe(scroller);
@@ -76,7 +73,7 @@
     toLatest();
   }
 
-  // Attachments: chosen, dropped or pasted, each checked against what the agent takes, each removable.
+  // Files chosen, dropped or pasted: checked against what the agent takes, each removable.
   var files = [];
   function syncFiles() {
     put(input, files);
@@ -105,7 +102,7 @@
       var f = added[i], problem = f.size === 0 ? "is empty"
         : max && f.size > max ? "is " + size(f.size) + ", over this agent's limit of " + size(max)
         : !accepts(f, accept) ? "is not a type this agent accepts (" + accept + ")" : "";
-      // Refuse what the agent refuses before anything is sent; the typed message stays as it is.
+      // Refused before anything is sent; the typed words stay.
       if (problem) { showError("\u201c" + f.name + "\u201d " + problem + "."); return syncFiles(); }
     }
     if (errors) errors.textContent = "";
@@ -133,7 +130,7 @@
     });
   }
 
-  // A pasted image goes to the image picker where the agent has one (same limits, same field).
+  // A pasted image goes to the agent's image picker where it has one.
   var picker = $("[data-image-picker]:not([disabled])"), imageStatus = $("[data-image-status]");
   function showImages() {
     if (imageStatus) imageStatus.textContent = picker.files.length ? "Image attached: " + list(picker.files).map(function (f) {
@@ -159,22 +156,23 @@
     if (images.length || (rest.length && attaching)) event.preventDefault();
   });
 
-  // The recorder's code comes with the first press of Record, then takes that press over.
-  var recorder = $("[data-recorder]");
+  // A control's own script (the recorder, the skill chooser) comes with its first use, played again for it.
+  var recorder = $("[data-recorder]"), loaded = {};
   if (recorder && !(window.MediaRecorder && navigator.mediaDevices)) {
     $("[data-record]", recorder).disabled = true;
     $("[data-record-status]", recorder).textContent = "This browser cannot record audio.";
   }
-  on(recorder, "click", function (event) {
-    var start = event.target.closest("[data-record]");
-    if (!start || recorder.dataset.loading) return;
-    recorder.dataset.loading = "1";
+  function onDemand(event) {
+    var box = event.target.closest("[data-script]"), t = event.target;
+    if (!box || loaded[box.dataset.script]) return;
     var script = el("script");
     script.nonce = nonce;
-    script.src = recorder.dataset.script;
-    script.onload = function () { start.click(); };
+    script.src = loaded[box.dataset.script] = box.dataset.script;
+    script.onload = function () { event.type === "click" ? t.click() : t.dispatchEvent(new Event("change", { bubbles: true })); };
     document.head.appendChild(script);
-  });
+  }
+  on(document, "click", onDemand);
+  on(document, "change", onDemand);
 
   function running() { return !!$(".run-stream:not([data-closed])"); }
   if (composer) {
@@ -184,8 +182,7 @@
       event.preventDefault();
       if (!running() && !(sendButton && sendButton.disabled)) htmx.trigger(composer, "submit");
     });
-    // Clear the composer only once the message is safely sent (an error keeps everything typed);
-    // refused by the server (a retarget), the words stay and the files go (they would be refused again).
+    // Cleared once sent (an error keeps all); refused (a retarget), the words stay, the files go.
     on(composer, "htmx:afterRequest", function (event) {
       if (event.detail.elt !== composer) return;
       var xhr = event.detail.xhr;
@@ -282,7 +279,7 @@
       var left = Math.round((Date.parse(e.dataset.expiresAt) - Date.now()) / 1000), form = e.closest("form");
       if (isNaN(left)) return;
       var text = left > 0 ? "in " + (left >= 60 ? Math.floor(left / 60) + " min " : "") + left % 60 + " s" : "now: this request has expired";
-      if (e.textContent !== text) e.textContent = text;  // unchanged text is no mutation to observe again
+      if (e.textContent !== text) e.textContent = text;  // no mutation when unchanged
       if (left <= 0 && form) each("button, input, textarea", function (c) { c.disabled = true; }, form);
     });
   }

@@ -179,6 +179,24 @@ def test_the_recorder_script_loads_only_when_the_person_first_records(
     assert errors_of(page, watched) == []
 
 
+def test_the_skill_chooser_script_loads_at_its_first_use_and_does_what_was_asked(
+    page: Page, demo: str, signed_in, watched
+):
+    signed_in()
+    loaded: list[str] = []
+    page.on("request", lambda request: loaded.append(request.url) if request.url.endswith(".js") else None)
+    open_agent(page, demo, "trip-planner")
+    expect(page.locator("[data-control=skills] select")).to_be_visible()
+    assert not any("skills" in url for url in loaded)
+    # The first choice loads the script, which then follows that very choice.
+    page.select_option("[data-control=skills] select", "plan-trip")
+    expect(page.locator("#attachment")).to_be_disabled()  # the skill takes text only
+    page.locator("[data-skill-prompt='Plan a trip']").click()
+    expect(page.locator("#message")).to_have_value("Plan a trip")
+    assert sum("skills" in url for url in loaded) == 1
+    assert errors_of(page, watched) == []
+
+
 def test_going_back_with_an_external_agent_says_what_it_remembers(page: Page, demo: str, signed_in, settings):
     settings.AGENTS_UI_DEMO_PACING = 0.0
     signed_in()
