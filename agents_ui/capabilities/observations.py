@@ -23,6 +23,8 @@ _FOLD_FLAGS: dict[str, tuple[str, ...]] = {
     "approvals_seen": ("approvals",),
     "modules_seen": ("modules",),
     "grounding_seen": ("grounding",),
+    "media_seen": ("media",),
+    "a2ui_seen": ("a2ui",),
 }
 # Sub-agents named by runs: at most this many names are kept, each this long (agents name them freely).
 MAX_SUBAGENT_NAMES = 50
@@ -45,6 +47,8 @@ class Observations:
     grounding_seen: bool = False
     # The sub-agents runs showed at work, by name, in the order first seen.
     subagent_names: tuple[str, ...] = ()
+    media_seen: bool = False
+    a2ui_seen: bool = False
 
     @classmethod
     def of(cls, observed: Any, subagent_names: Iterable[str] = ()) -> Observations:

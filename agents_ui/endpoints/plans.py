@@ -12,6 +12,7 @@ from typing import Any
 
 from ag_ui.core import Tool
 
+from agents_ui.capabilities import read_card
 from agents_ui.decisions import Observations, Plan, UserAbilities, decide
 from agents_ui.endpoints.discovery import Discovery, discover_one
 from agents_ui.endpoints.memo import Memo
@@ -59,6 +60,15 @@ class PlanInputs:
             plan = _PLANS.get(key)
             if plan is not None:
                 return plan
+        if discovery.protocol == AgentEndpoint.Protocol.A2A:
+            plan = decide(
+                profile=read_card(discovery.card, discovery.declaration),
+                overrides=endpoint.overrides or {},
+                user=self.user,
+                observed=observed,
+                fallback_identity={"name": endpoint.name, "description": endpoint.description},
+            )
+            return _PLANS.put(key, plan) if key is not None else plan
         plan = decide(
             capabilities=discovery.capabilities,
             policy=prepared.policy if prepared else discovery.policy,

@@ -144,3 +144,11 @@ def test_a_tool_card_approved_as_asked_shows_its_own_arguments(refund):
     )  # fmt: skip
     html = refund_card(run, {"int-call_refund": record})
     assert "data-edited-from" not in html and "&quot;amount&quot;: 42.5" in html
+
+
+def test_when_a_request_expires_is_said_in_words_not_as_a_raw_timestamp(refund):
+    _, run, builder = refund
+    ask(builder, "2031-05-04T10:20:30.123456Z")
+    html = approvals_html(run, builder)
+    assert "Expires <time" in html and ">at 10:20:30 UTC</time>" in html
+    assert ">2031-05-04T10:20:30.123456Z<" not in html  # kept only for the machine, in datetime=
