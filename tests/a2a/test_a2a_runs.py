@@ -268,9 +268,9 @@ async def test_the_workspace_offers_the_skills_with_their_examples_and_sends_the
 def card_json(**changes):
     from google.protobuf.json_format import MessageToDict
 
-    from tests.support.a2a_agent import test_card
+    from tests.support.a2a_agent import echo_card
 
-    card = MessageToDict(test_card("http://agent.test"))
+    card = MessageToDict(echo_card("http://agent.test"))
     card.update(changes)
     return card
 
