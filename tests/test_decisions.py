@@ -455,6 +455,7 @@ SUPPORTED = {
     "code-execution": {"capabilities": agui(execution={"codeExecution": True, "sandboxed": True})},
     "memory": {"capabilities": agui(state={"memory": True})},
     "throttle": {"capabilities": agui(custom={"rateLimit": {"maxRequestsPerMinute": 6}})},
+    "generative-ui": {"capabilities": agui(custom={"a2ui": {"v0.9": {"supportedCatalogIds": ["basic"]}}})},
     "custom": {"capabilities": agui(custom={"region": "eu"})},
 }
 UNSUPPORTED = {
@@ -489,6 +490,7 @@ UNSUPPORTED = {
     },
     "code-execution": {"capabilities": agui(execution={"codeExecution": False})},
     "memory": {"capabilities": agui(state={"memory": False})},
+    "generative-ui": {"capabilities": agui(custom={"a2ui": False})},
     "custom": {"capabilities": agui(custom={})},
 }
 SILENT: dict[str, Any] = {"capabilities": agui()}  # discovery answered {}: nothing declared
@@ -618,7 +620,8 @@ def test_a_user_without_any_permission_still_sees_the_other_controls() -> None:
         "stream-profile",
         "media-output",
     )
-    others += ("frontend-tools", "transport", "code-execution", "memory", "throttle", "custom")
+    others += ("frontend-tools", "transport", "code-execution", "memory", "throttle", "generative-ui")
+    others += ("custom",)
     for name in others:
         assert decide(**SUPPORTED[name], user=nobody)[name].shown, name
 

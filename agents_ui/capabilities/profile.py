@@ -214,6 +214,14 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class GenerativeUI:
+    """Interfaces the agent builds: A2UI (capabilities/readers/a2ui.py)."""
+
+    a2ui: Fact[bool] = UNSAID
+    catalogs: Fact[tuple[str, ...]] = UNSAID  # A2UI catalogue ids it generates
+
+
+@dataclass(frozen=True, slots=True)
 class StreamProfiles:
     offered: Fact[tuple[str, ...]] = UNSAID
     default: Fact[str] = UNSAID
@@ -268,6 +276,23 @@ class Seen:
     def state(self) -> Fact[bool]:
         return self._fact("state_seen")
 
+    @property
+    def subagents(self) -> Fact[tuple[SubagentInfo, ...]]:
+        """The sub-agents runs showed at work, by name (unknown until a run named one)."""
+        names = self.record.subagent_names
+        if not names:
+            return UNSAID
+        found = tuple(SubagentInfo(name) for name in names)
+        return Fact(found, (Provenance(RUNS, "subagent_names", list(names), Kind.OBSERVED),))
+
+    @property
+    def media(self) -> Fact[bool]:
+        return self._fact("media_seen")
+
+    @property
+    def a2ui(self) -> Fact[bool]:
+        return self._fact("a2ui_seen")
+
 
 @dataclass(frozen=True, slots=True)
 class CapabilityProfile:
@@ -286,6 +311,7 @@ class CapabilityProfile:
     human_in_the_loop: HumanInTheLoop = HumanInTheLoop()
     custom: Fact[Mapping[str, Any]] = UNSAID
     files: Files = Files()
+    generative_ui: GenerativeUI = GenerativeUI()
     limits: Limits = Limits()
     stream_profiles: StreamProfiles = StreamProfiles()
     host_context: HostContext = HostContext()

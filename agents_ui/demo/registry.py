@@ -8,6 +8,7 @@ from django.db import transaction
 
 from agents_ui.demo.a2a import server as a2a_server
 from agents_ui.demo.agui.base import AgUiDemoAgent
+from agents_ui.demo.agui.booking import BookingDesk
 from agents_ui.demo.agui.cipher import Cipher
 from agents_ui.demo.agui.document_reviewer import DocumentReviewer
 from agents_ui.demo.agui.legacy import Legacy
@@ -15,6 +16,7 @@ from agents_ui.demo.agui.operations import Operations
 from agents_ui.demo.agui.orchestrator import Orchestrator
 from agents_ui.demo.agui.planner import Planner
 from agents_ui.demo.agui.research_assistant import ResearchAssistant
+from agents_ui.demo.agui.studio import Studio
 from agents_ui.demo.agui.toolsmith import Toolsmith
 from agents_ui.demo.external.archive import ARCHIVE
 from agents_ui.demo.external.base import ExternalDemoAgent
@@ -93,11 +95,26 @@ DEMO_AGENTS: list[DemoAgent] = [
         "a tool list that changes at runtime, client-provided tools",
     ),
     DemoAgent(
+        "studio",
+        "Sketch Studio",
+        AGUI,
+        "Answers with a small picture and a short sound of what you name.",
+        "images and audio in answers (multimodal.output): content parts of tool results, inline data",
+    ),
+    DemoAgent(
         "cipher",
         "Cipher",
         AGUI,
         "Reasons privately: its reasoning only travels as an encrypted blob.",
         "encrypted reasoning (REASONING_ENCRYPTED_VALUE only)",
+    ),
+    DemoAgent(
+        "booking-desk",
+        "Booking Desk",
+        AGUI,
+        "Books meeting rooms through a form it builds for you: a day, a room, then a confirmation card.",
+        "A2UI v0.9 surfaces in ACTIVITY_SNAPSHOT / ACTIVITY_DELTA, button actions back as "
+        "forwardedProps.a2uiAction, custom.a2ui",
     ),
     DemoAgent(
         "legacy",
@@ -150,7 +167,9 @@ AGUI_AGENTS: dict[str, AgUiDemoAgent] = {
         Operations(),
         Planner(),
         Toolsmith(),
+        Studio(),
         Cipher(),
+        BookingDesk(),
         Legacy(),
     )
 }

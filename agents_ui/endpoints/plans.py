@@ -82,8 +82,6 @@ class PlanInputs:
 
 
 _PLANS = Memo("plans", size=4096)
-# Sub-agents named by runs are kept on the endpoint: at most this many (agents name them freely).
-MAX_REMEMBERED_SUBAGENTS = 50
 
 
 async def plan_inputs(
@@ -115,29 +113,13 @@ def observations_of(endpoint: AgentEndpoint, shown: Observed | None = None) -> O
     return stored if shown is None else stored | Observations.of(shown)
 
 
-def observed_subagents(endpoint: AgentEndpoint) -> list[str]:
-    """The names of the sub-agents runs of this agent showed at work, in the order first seen."""
-    return observed_subagents_of(endpoint.observed or {})
-
-
 def remembered(
     observed: dict[str, Any] | None, shown: Observed, subagents: list[str]
 ) -> dict[str, Any] | None:
     """What an endpoint keeps after a run showed ``shown`` (and these sub-agents): None if nothing new."""
     before = dict(observed or {})
-    after = {**before, **(Observations.from_json(before) | Observations.of(shown)).to_json()}
-    names = observed_subagents_of(before)
-    for name in subagents:
-        if name and name not in names and len(names) < MAX_REMEMBERED_SUBAGENTS:
-            names.append(name[:200])
-    if names:
-        after["subagent_names"] = names
+    after = {**before, **(Observations.from_json(before) | Observations.of(shown, subagents)).to_json()}
     return after if after != before else None
-
-
-def observed_subagents_of(observed: dict[str, Any]) -> list[str]:
-    names = observed.get("subagent_names")
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
 def offers_client_tools(declaration: Any) -> bool:

@@ -207,6 +207,8 @@ class Connection:
     stream: bool = True
     resume: bool = False
     send_state: bool = True
+    # Tell the agent which A2UI catalogue this product renders (docs/PROTOCOLS.md, generative UI).
+    offer_a2ui: bool = False
 
     @classmethod
     def of(cls, plan: Plan | None) -> Connection:
@@ -217,6 +219,7 @@ class Connection:
             stream=bool(transport.stream),
             resume=bool(transport.resume),
             send_state=bool(plan["state"].details.send_state_back),
+            offer_a2ui=plan["generative-ui"].shown and bool(plan["generative-ui"].details.advertise),
         )
 
 
@@ -284,7 +287,9 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 events = await external_events(agent, run)
             else:
                 how = live.connection
-                run_input = await sync_to_async(agui_input)(run, earlier, send_state=how.send_state)
+                run_input = await sync_to_async(agui_input)(
+                    run, earlier, send_state=how.send_state, offer_a2ui=how.offer_a2ui
+                )
                 tools = await offered_client_tools(endpoint)
                 events = agent.run_frames(
                     run_input.model_copy(update={"tools": tools}), stream=how.stream, resume=how.resume

@@ -21,9 +21,10 @@ from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, R
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import RunRequest, host_context
 from agents_ui.runs.live import live_run, start_run
-from agents_ui.runs.throttle import allowance
+from agents_ui.runs.throttle import allowance, claim
 from agents_ui.sdk import sniff_mime_type
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
+from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import new_client_token, render_workspace
@@ -53,9 +54,6 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                 "messages from this one."
             )
         content, files, request_fields = _read_composer(request, plan)
-        left = await allowance(plan, endpoint, user)
-        if left is not None and left.exhausted:
-            raise ComposerError(left.refusal())
         try:
             conversation = await _conversation_for(request, endpoint)
             run, message, first = await sync_to_async(_save_turn, thread_sensitive=True)(
@@ -89,6 +87,10 @@ async def _sent(request: HtmxHttpRequest, run: Run, message: Message | None, pla
             "conversation": conversation,
             "client_token": new_client_token(),
             "allowance": await allowance(plan, conversation.endpoint_id, await request.auser()),
+            # The page had no conversation yet: its empty state goes, and the side list gains this one.
+            "first_turn": not request.POST.get("conversation"),
+            "recent": await recent_conversations(await request.auser(), conversation.endpoint),
+            "endpoint": conversation.endpoint,
         },
     )
     return push_url(sent, conversation.get_absolute_url())
@@ -171,6 +173,11 @@ def _checked_upload(upload: Any, plan: Plan) -> tuple[str, str, bytes]:
     data = upload.read()
     mime_type = sniff_mime_type(data, upload.content_type)
     accept = control.details.get("accept") or []
+    refused = [
+        pattern for pattern in control.details.get("refuse") or () if _mime_matches(mime_type, pattern)
+    ]
+    if refused:
+        raise ComposerError(f"“{name}” is {mime_type}: this agent says it cannot process {refused[0]}.")
     if accept and not any(_mime_matches(mime_type, pattern) for pattern in accept):
         declared = upload.content_type or "unknown"
         looks = (
@@ -216,6 +223,9 @@ def _save_turn(
     """
     try:
         with transaction.atomic():
+            # Checked and recorded at once: sends at the same instant count one after another.
+            if (left := claim(plan, endpoint, user)) is not None and left.exhausted:
+                raise ComposerError(left.refusal())
             if conversation is None:
                 title = " ".join(content.split())[:80] or "Files"
                 conversation = Conversation.objects.create(user=user, endpoint=endpoint, title=title)

@@ -22,7 +22,7 @@ def setup(**kwargs) -> str:
 
 def test_every_capability_row_has_a_demo_agent_of_each_protocol():
     protocols = {agent.protocol for agent in DEMO_AGENTS}
-    assert protocols == {"agui", "external", "a2a"} and len(DEMO_AGENTS) == 12
+    assert protocols == {"agui", "external", "a2a"} and len(DEMO_AGENTS) == 14
     assert len({agent.slug for agent in DEMO_AGENTS}) == len(DEMO_AGENTS)
 
 
