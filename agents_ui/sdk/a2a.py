@@ -66,12 +66,12 @@ __all__ = [
     "USABLE_BINDINGS",
     "A2AAgent",
     "CardDiscovery",
-    "card_url",
     "event_from_record",
     "event_record",
     "normalised_card",
     "parse_card",
     "usable_interface",
+    "well_known_card_url",
 ]
 
 CARD_PATH = AGENT_CARD_WELL_KNOWN_PATH
@@ -94,7 +94,7 @@ class CardDiscovery:
     error_code: str | None = None
 
 
-def card_url(base_url: str) -> str:
+def well_known_card_url(base_url: str) -> str:
     return f"{base_url.rstrip('/')}{CARD_PATH}"
 
 
@@ -259,7 +259,7 @@ class A2AAgent:
         run_time_limit: float = DEFAULT_RUN_TIME_LIMIT,
     ) -> None:
         self.base_url = base_url
-        self.discovery_url = card_url or globals()["card_url"](base_url)
+        self.discovery_url = card_url or well_known_card_url(base_url)
         self._client = client
         self._headers = dict(headers or {})
         self.timeout = make_timeout(timeout)
@@ -323,7 +323,6 @@ class A2AAgent:
         message: pb.Message,
         *,
         stream: bool = True,
-        accepted: list[str] | None = None,
     ) -> AsyncIterator[pb.StreamResponse]:
         """Send one message and yield what the agent answers, within the run's bounds.
 
@@ -331,8 +330,6 @@ class A2AAgent:
         Closing the iterator early closes the connection.
         """
         request = pb.SendMessageRequest(message=message)
-        if accepted:
-            request.configuration.accepted_output_modes.extend(accepted)
         try:
             client = self._sdk_client(card, streaming=stream)
         except ValueError as exc:

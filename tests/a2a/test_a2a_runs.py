@@ -373,3 +373,29 @@ def timezone_now():
     from django.utils import timezone
 
     return timezone.now()
+
+
+def test_the_admin_compares_two_agent_cards(client):
+    from django.utils import timezone
+
+    from agents_ui.models import CapabilitySnapshot
+
+    client.force_login(make_user(superuser=True))
+    endpoint = a2a_endpoint("http://agent.test")
+    old, new = (
+        CapabilitySnapshot.objects.create(
+            endpoint=endpoint,
+            status="declared",
+            content_hash=digest,
+            source="s",
+            payload=payload,
+            last_seen_at=timezone.now(),
+        )
+        for digest, payload in (("a", card_json()), ("b", card_json(skills=[])))
+    )
+    history = client.get(f"/admin/agents_ui/agentendpoint/{endpoint.pk}/history-of-declarations/")
+    assert history.status_code == 200 and "Echo Test Agent" in history.content.decode()
+    page = client.get(f"/admin/agents_ui/agentendpoint/{endpoint.pk}/diff/?a={old.pk}&b={new.pk}").content
+    text = page.decode()
+    assert "skills[echo]" in text and "skills[ask]" in text
+    assert "Skill chooser" in text
