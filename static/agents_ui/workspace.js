@@ -1,6 +1,5 @@
-// Workspace behaviour that needs the browser: the conversation following new words, the composer
-// (Enter sends, files checked before they are sent, Send becoming Stop), the details drawer, copy
-// buttons, approval expiry. The audio recorder (recorder.js) loads at the first press of Record.
+// The workspace in the browser: following new words, the composer (Enter sends, files checked,
+// Send becoming Stop), the drawer, copy buttons, expiry. Some controls' scripts load on first use.
 (function () {
   "use strict";
   var $ = function (s, r) { return (r || document).querySelector(s); }, on = function (t, e, f, o) { if (t) t.addEventListener(e, f, o); };
@@ -36,8 +35,8 @@
     field.files = all.files;
   }
 
-  // The conversation scrolls on its own and follows new words, unless the person scrolled up to read.
-  // Never smooth: an animation still running when new words land would scroll back up to its old target.
+  // The conversation follows new words unless the person scrolled up. Never smooth: an animation
+  // still running when new words land would scroll back to its old target.
   var following = true, lastTop = 0;
   function toLatest() {
     following = true;
@@ -159,22 +158,25 @@
     if (images.length || (rest.length && attaching)) event.preventDefault();
   });
 
-  // The recorder's code comes with the first press of Record, then takes that press over.
-  var recorder = $("[data-recorder]");
+  // A control's script (data-script) comes with its first use, then takes over that press.
+  var recorder = $("[data-recorder]"), scripts = {};
   if (recorder && !(window.MediaRecorder && navigator.mediaDevices)) {
     $("[data-record]", recorder).disabled = true;
     $("[data-record-status]", recorder).textContent = "This browser cannot record audio.";
   }
-  on(recorder, "click", function (event) {
-    var start = event.target.closest("[data-record]");
-    if (!start || recorder.dataset.loading) return;
-    recorder.dataset.loading = "1";
-    var script = el("script");
-    script.nonce = nonce;
-    script.src = recorder.dataset.script;
-    script.onload = function () { start.click(); };
-    document.head.appendChild(script);
-  });
+  function onDemand(event) {
+    var box = event.target.closest && event.target.closest("[data-script]"), src = box && box.dataset.script;
+    var load = src && (scripts[src] = scripts[src] || {});
+    if (!load || load.done) return;
+    if (event.type === "click") load.press = event.target.closest("button");
+    if (load.s) return;
+    load.s = el("script");
+    load.s.nonce = nonce;
+    load.s.src = src;
+    load.s.onload = function () { load.done = 1; if (load.press) load.press.click(); };
+    document.head.appendChild(load.s);
+  }
+  on(document, "focusin", onDemand);
 
   function running() { return !!$(".run-stream:not([data-closed])"); }
   if (composer) {
@@ -286,8 +288,8 @@
       if (left <= 0 && form) each("button, input, textarea", function (c) { c.disabled = true; }, form);
     });
   }
-  // A live run's clock (run status): from the server's count when the element arrived, so the
-  // browser's own clock never matters; past the declared bound, the past-bound line shows.
+  // A live run's clock counts from the server's figure (the browser's clock never matters);
+  // past the declared bound, the past-bound line shows.
   function clocks() {
     var now = Date.now();
     document.querySelectorAll("[data-elapsed]").forEach(function (e) {
