@@ -70,6 +70,9 @@ def signature(record: ActivityRecord) -> Any:
 def _a2ui_view(rv: Any, record: ActivityRecord, dom: str) -> dict[str, Any]:
     activity = a2ui.read_activity(record.content)
     sent = rv.a2ui_sent.get(record.message_id, {}) if hasattr(rv, "a2ui_sent") else {}
+    # An external agent's protocol carries no action back: its surfaces are shown, not used.
+    external = getattr(rv, "_external", None)
+    readonly = bool(external()) if callable(external) else False
     surfaces = []
     for index, surface in enumerate(activity.surfaces):
         action = sent.get(surface.id)
@@ -96,6 +99,7 @@ def _a2ui_view(rv: Any, record: ActivityRecord, dom: str) -> dict[str, Any]:
                 "agent_name": surface.agent_name,
                 "sent": action or None,
                 "actions": bool(tree.actions),
+                "readonly": readonly,
             }
         )
     return {

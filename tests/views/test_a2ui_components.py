@@ -405,3 +405,17 @@ def test_the_admin_can_turn_the_renderer_off_and_the_surface_shows_as_its_conten
 def test_building_and_failed_lifecycles_are_said():
     assert 'data-a2ui-status="building"' in draw({"status": "building"})
     assert "could not build its interface: bad JSON" in draw({"status": "failed", "error": "bad JSON"})
+
+
+def test_an_external_agents_surface_is_shown_with_its_buttons_off():
+    rv = SimpleNamespace(run=RUN, plan=decide(), a2ui_sent={}, _external=lambda: True)
+    record = ActivityRecord(
+        "module-3",
+        a2ui.ACTIVITY_TYPE,
+        content(root("Button", child="x", action={"event": {"name": "go"}})),
+        3,
+    )
+    html = render_to_string(
+        "agents_ui/run.html#activity", {"a": activity_view(rv, record), "run": RUN, "rv": rv}
+    )
+    assert "data-a2ui-readonly" in html and 'name="a2ui-action"' not in html and "disabled" in html
