@@ -13,7 +13,7 @@ allows it, and its reasons say "not declared"; where the declaration's shape has
 control at all, the reasons say that. No I/O and no Django import here.
 
 Rules chosen where docs/PROTOCOLS.md is silent:
-- Evidence wins over the declaration: reasoning, interrupts, approvals or state seen in a run show
+- Evidence wins over the declaration: reasoning, interrupts, approvals, state or media seen in a run show
   the control even when the agent declared it false (what arrives must be renderable); the reasons
   say the declaration and the run disagree.
 - "hide" always wins, except on the identity card, which is always shown: a user must know which
@@ -29,11 +29,15 @@ Rules chosen where docs/PROTOCOLS.md is silent:
 - Tools that need approval show the approval workflow; if approvals are also declared false, the
   workflow is disabled (requests can be seen, not decided: the agent denies them when they expire).
 - Stop follows `humanInTheLoop.interventions` or `transport.streaming` (an external agent's
-  `capabilities.messages`: each of its messages streams and stops when the stream is closed).
+  `capabilities.messages`: each of its messages streams and stops when the stream is closed); with
+  interventions a running run says that the person may stop it and say what to change.
+- `identity.metadata` is listed on the identity card (its first entries, each value one line).
 - Listed tools without `tools.supported` are a declaration in themselves: shown. Only
   `tools.supported: false` hides listed tools.
 - Upload: any input modality, or files with an upload policy; without a list of types any type is
-  offered (the agent checks it); an explicitly empty list accepts nothing.
+  offered (the agent checks it); an explicitly empty list accepts nothing. A kind declared false
+  (`multimodal.input.video: false` ...) is refused where any other type is taken; with `file: false`
+  only the kinds not ruled out are taken.
 - Limits: a number only ever says "there is a limit"; explicitly empty lists of limits mean none.
 - Grounding and structured output follow what was negotiated; before `prepare()` they are
   unknown, unless the declaration already rules them out.
@@ -79,8 +83,9 @@ from agents_ui.capabilities import (
     ToolInfo,
     read_declaration,
 )
+from agents_ui.capabilities.provenance import show
 from agents_ui.capabilities.readers.document import KEPT_LIMIT
-from agents_ui.capabilities.values import RateLimit, Readable, SpendLimit
+from agents_ui.capabilities.values import RateLimit, Readable, SkillInfo, SpendLimit
 
 if TYPE_CHECKING:
     from ag_ui.core import AgentCapabilities
@@ -105,6 +110,7 @@ CONTROL_NAMES: tuple[str, ...] = (
     "identity",
     "reasoning",
     "subagents",
+    "skills",
     "upload",
     "approvals",
     "tools",
@@ -132,6 +138,7 @@ CONTROL_LABELS: dict[str, str] = {
     "identity": "Identity card",
     "reasoning": "Reasoning panel",
     "subagents": "Sub-agent selector",
+    "skills": "Skill chooser",
     "upload": "Upload button",
     "approvals": "Approval workflow",
     "tools": "Tool list",
@@ -158,7 +165,7 @@ CONTROL_LABELS: dict[str, str] = {
 # Where a reason came from: a kind of fact (declared, negotiated, inferred, observed, override),
 # the user's permissions, or the rule applied when nothing said anything.
 Source = Literal["declared", "negotiated", "inferred", "override", "user", "observed", "default"]
-Protocol = Literal["agui", "external"]
+Protocol = Literal["agui", "external", "a2a"]
 
 ADMIN = "admin overrides"
 NOTHING_SEEN = Observations()
@@ -204,6 +211,13 @@ class IdentityDetails(Details):
     framework: str | None = None
     metadata: Mapping[str, Any] | None = None
 
+    @property
+    def metadata_lines(self) -> list[tuple[str, str]]:
+        """identity.metadata as the identity card lists it: its first entries, each value one line."""
+        if not isinstance(self.metadata, Mapping):
+            return []
+        return [(str(key)[:80], show(value, 120)) for key, value in islice(self.metadata.items(), 8)]
+
 
 @dataclass(frozen=True, slots=True)
 class ReasoningDetails(Details):
@@ -219,10 +233,20 @@ class SubagentsDetails(Details):
 
 
 @dataclass(frozen=True, slots=True)
+class SkillsDetails(Details):
+    skills: tuple[SkillInfo, ...] = ()
+    # (skill id, <input accept> value) for each skill naming its own input modes ("" takes no files).
+    accepts: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class UploadDetails(Details):
     accept: tuple[str, ...] = ()  # MIME patterns; empty: any type
     accept_any: bool = True
     accept_attr: str = ""  # for <input accept>
+    # Kinds the agent says it cannot process, refused where any other type is taken (MIME patterns).
+    refuse: tuple[str, ...] = ()
+    refuse_label: str = ""  # "video, PDF"
     max_bytes: int | None = None
     max_bytes_label: str | None = None
     read: bool | None = None  # the agent reads files back
@@ -284,7 +308,10 @@ class FeedbackDetails(Details):
 
 @dataclass(frozen=True, slots=True)
 class StopDetails(Details):
+    # A person may change a running plan (stop it, say what to change, and the agent goes on from
+    # where it was), not only stop it: humanInTheLoop.interventions is true.
     intervene: bool = False
+    interventions: bool | None = None  # as declared; None: not declared
     streaming: bool | None = None
 
 
@@ -734,11 +761,39 @@ def _subagents(src: _Inputs) -> tuple[_Evidence, Details]:
         ev.support = bool(subagents)
     delegation = ev.known(multi.delegation)
     handoffs = ev.known(multi.handoffs)
-    return ev.finish(), SubagentsDetails(subagents or (), delegation, handoffs)
+    # Sub-agents runs showed at work count too, after the declared ones.
+    seen = src.profile.seen.subagents
+    declared = {item.name for item in subagents or ()}
+    more = tuple(item for item in seen.value or () if item.name not in declared)
+    ev.finish()
+    if more:
+        names = ", ".join(item.name for item in more)
+        ev.observe(Fact(True, seen.provenance), f"Sub-agents ({names}) worked")
+    return ev, SubagentsDetails((*(subagents or ()), *more), delegation, handoffs)
+
+
+# Input modes that are the composer's own text rather than a file.
+_TEXT_MODES = frozenset({"text", "text/plain"})
+
+
+def _skills(src: _Inputs) -> tuple[_Evidence, Details]:
+    """The skills an agent names, to choose one for a message; each skill's examples are prompts."""
+    fact = src.profile.skills
+    ev = _Evidence(src.profile, "skills")
+    skills = ev.read(fact, shown=[skill.name for skill in fact.value] if fact.value is not None else None)
+    if skills is not None:
+        ev.support = bool(skills)
+    accepts = tuple(
+        (skill.id, ",".join(m for m in skill.input_modes if m.lower() not in _TEXT_MODES))
+        for skill in skills or ()
+        if skill.input_modes is not None
+    )
+    return ev.finish(), SkillsDetails(tuple(skills or ()), accepts)
 
 
 # AG-UI input modality -> what an <input accept> takes; "file" means any other kind, so any type.
 _MODALITY_ACCEPT = {"image": "image/*", "audio": "audio/*", "video": "video/*", "pdf": "application/pdf"}
+_MODALITY_WORDS = {"image": "images", "audio": "audio", "video": "video", "pdf": "PDF"}
 
 
 def _upload(src: _Inputs) -> tuple[_Evidence, Details]:
@@ -761,16 +816,24 @@ def _upload(src: _Inputs) -> tuple[_Evidence, Details]:
         ev.support = True
     else:
         ev.support = by_modality
+    refused = tuple(name for name in _MODALITY_ACCEPT if modalities[name].value is False)
     if mime_types is not None:
         accept = tuple(mime_types)
     elif modalities["file"].value:
         accept = ()
     else:
         accept = tuple(pattern for name, pattern in _MODALITY_ACCEPT.items() if modalities[name].value)
+        if not accept and modalities["file"].value is False:
+            # No arbitrary files: only the kinds it did not rule out.
+            accept = tuple(pattern for name, pattern in _MODALITY_ACCEPT.items() if name not in refused)
+    # Where any type is taken, what the agent ruled out is still refused.
+    refuse = tuple(_MODALITY_ACCEPT[name] for name in refused) if not accept else ()
     details = UploadDetails(
         accept=accept,
         accept_any=not accept,
         accept_attr=",".join(accept),
+        refuse=refuse,
+        refuse_label=", ".join(_MODALITY_WORDS[name] for name in refused) if refuse else "",
         max_bytes=max_bytes,
         max_bytes_label=_size_label(max_bytes),
         read=files.read.value,
@@ -910,7 +973,9 @@ def _stop(src: _Inputs) -> tuple[_Evidence, Details]:
     interventions = ev.under(hitl.interventions, hitl.supported)
     streaming = ev.read(transport.streaming)
     ev.support = _any_true((hitl.interventions, transport.streaming), {0: interventions})
-    return ev.finish(), StopDetails(intervene=interventions is True, streaming=streaming)
+    return ev.finish(), StopDetails(
+        intervene=interventions is True, interventions=interventions, streaming=streaming
+    )
 
 
 def _limits(src: _Inputs) -> tuple[_Evidence, Details]:
@@ -1016,7 +1081,8 @@ def _media_output(src: _Inputs) -> tuple[_Evidence, Details]:
     ev = _Evidence(src.profile, "images or audio in answers")
     images, audio = ev.read(output.image), ev.read(output.audio)
     ev.support = _any_true((output.image, output.audio))
-    return ev.finish(), MediaOutputDetails(images, audio)
+    ev.finish().observe(src.profile.seen.media, "The agent sent an image or audio")
+    return ev, MediaOutputDetails(images, audio)
 
 
 def _frontend_tools(src: _Inputs) -> tuple[_Evidence, Details]:
@@ -1195,6 +1261,7 @@ _CONTROLS: dict[str, Callable[[_Inputs], tuple[_Evidence, Details]]] = {
     "identity": _identity,
     "reasoning": _reasoning,
     "subagents": _subagents,
+    "skills": _skills,
     "upload": _upload,
     "approvals": _approvals,
     "tools": _tools,

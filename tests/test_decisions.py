@@ -15,7 +15,7 @@ import pytest
 from ag_ui.core import AgentCapabilities
 
 from agents_ui import decisions
-from agents_ui.capabilities import RateLimit, SubagentInfo
+from agents_ui.capabilities import RateLimit, SubagentInfo, read_card
 from agents_ui.decisions import (
     CONTROL_NAMES,
     Decision,
@@ -429,6 +429,7 @@ def test_structured_output_details_are_the_granted_modules_not_the_offered_ones(
 SUPPORTED = {
     "reasoning": {"capabilities": agui(reasoning={"supported": True})},
     "subagents": {"capabilities": agui(multiAgent={"subagents": SUBAGENTS})},
+    "skills": {"profile": read_card({"skills": [{"id": "plan", "name": "Plan", "examples": ["Plan it"]}]})},
     "upload": {"policy": external(**FILES_ON)},
     "approvals": {"capabilities": agui(humanInTheLoop={"approvals": True})},
     "tools": {"capabilities": agui(tools={"supported": True, "items": AGUI_TOOLS})},
@@ -460,6 +461,7 @@ SUPPORTED = {
 UNSUPPORTED = {
     "reasoning": {"capabilities": agui(reasoning={"supported": False})},
     "subagents": {"capabilities": agui(multiAgent={"subagents": []})},
+    "skills": {"profile": read_card({"skills": []})},
     "upload": {"policy": external(capabilities={"files": False})},
     "approvals": {"capabilities": agui(humanInTheLoop={"approvals": False, "interrupts": False})},
     "tools": {"capabilities": agui(tools={"supported": False})},

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from agents_ui.demo.a2a import server as a2a_server
 from agents_ui.demo.agui.base import AgUiDemoAgent
 from agents_ui.demo.agui.booking import BookingDesk
 from agents_ui.demo.agui.cipher import Cipher
@@ -15,6 +16,7 @@ from agents_ui.demo.agui.operations import Operations
 from agents_ui.demo.agui.orchestrator import Orchestrator
 from agents_ui.demo.agui.planner import Planner
 from agents_ui.demo.agui.research_assistant import ResearchAssistant
+from agents_ui.demo.agui.studio import Studio
 from agents_ui.demo.agui.toolsmith import Toolsmith
 from agents_ui.demo.external.archive import ARCHIVE
 from agents_ui.demo.external.base import ExternalDemoAgent
@@ -26,6 +28,7 @@ from agents_ui.models import AgentEndpoint
 
 AGUI = AgentEndpoint.Protocol.AGUI
 EXTERNAL = AgentEndpoint.Protocol.EXTERNAL
+A2A = AgentEndpoint.Protocol.A2A
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,10 @@ class DemoAgent:
     demonstrates: str
 
     def url(self, base_url: str) -> str:
-        """AG-UI: the run URL (discovery is {url}/capabilities). External: the base of /policy ..."""
+        """AG-UI: the run URL (discovery is {url}/capabilities). External: the base of /policy ...
+        A2A: the base of its Agent Card (/.well-known/agent-card.json)."""
+        if self.protocol == A2A:
+            return f"{base_url.rstrip('/')}/demo-a2a/{self.slug}"
         root = f"{base_url.rstrip('/')}/demo-agents/{self.slug}"
         return f"{root}/" if self.protocol == AGUI else root
 
@@ -89,6 +95,13 @@ DEMO_AGENTS: list[DemoAgent] = [
         "a tool list that changes at runtime, client-provided tools",
     ),
     DemoAgent(
+        "studio",
+        "Sketch Studio",
+        AGUI,
+        "Answers with a small picture and a short sound of what you name.",
+        "images and audio in answers (multimodal.output): content parts of tool results, inline data",
+    ),
+    DemoAgent(
         "cipher",
         "Cipher",
         AGUI,
@@ -132,6 +145,14 @@ DEMO_AGENTS: list[DemoAgent] = [
         "A preview agent that requires a newer client SDK.",
         "sdk.minVersion above the product's SDK: 426 on every call but /policy",
     ),
+    DemoAgent(
+        "trip-planner",
+        "Trip Planner",
+        A2A,
+        "Plans trips over A2A: asks where you want to go, streams an itinerary, reads your lists.",
+        "an A2A Agent Card: skills with examples, file input modes, streaming, artifacts (text, file, "
+        "data), input-required, auth-required, failed and rejected tasks, tasks/cancel",
+    ),
 ]
 
 DEMO_AGENTS_BY_SLUG: dict[str, DemoAgent] = {agent.slug: agent for agent in DEMO_AGENTS}
@@ -146,6 +167,7 @@ AGUI_AGENTS: dict[str, AgUiDemoAgent] = {
         Operations(),
         Planner(),
         Toolsmith(),
+        Studio(),
         Cipher(),
         BookingDesk(),
         Legacy(),
@@ -162,6 +184,7 @@ def reset_state() -> None:
     for agent in AGUI_AGENTS.values():
         agent.reset()
     STORE.clear()
+    a2a_server.reset()
 
 
 def credential_fields() -> dict[str, str]:

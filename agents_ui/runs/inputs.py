@@ -38,6 +38,7 @@ class RunRequest:
     kind: str = "message"  # "message" | "resume"
     message_id: int | None = None
     subagent: str = ""
+    skill: str = ""  # the skill the person chose (an A2A agent's card names them)
     stream_profile: str = ""
     output_module_types: tuple[str, ...] = ()
     host_context: dict[str, Any] = field(default_factory=dict)
@@ -50,6 +51,7 @@ class RunRequest:
             "kind": self.kind,
             "message_id": self.message_id,
             "subagent": self.subagent,
+            "skill": self.skill,
             "stream_profile": self.stream_profile,
             "output_module_types": list(self.output_module_types),
             "host_context": self.host_context,

@@ -33,10 +33,12 @@ from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import offered_client_tools, remembered
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
+from agents_ui.runs.a2a import a2a_events
 from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.inputs import ToolAnswer, agui_input, external_events
 from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError, ExternalAgentClient
+from agents_ui.sdk.a2a import A2AAgent
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 
 logger = logging.getLogger(__name__)
@@ -276,7 +278,9 @@ async def _drive(run: Run, live: LiveRun) -> None:
             live.builder = TranscriptBuilder(live.transcript, earlier=[t for _, t in earlier])
             live.earlier_runs = [r for r, _ in earlier]
             live.notify()  # followers learn the earlier runs
-            if isinstance(agent, ExternalAgentClient):
+            if isinstance(agent, A2AAgent):
+                events = a2a_events(agent, run, [t for _, t in earlier], stream=live.connection.stream)
+            elif isinstance(agent, ExternalAgentClient):
                 agent.timeout = httpx.Timeout(
                     max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
                 )

@@ -1,7 +1,9 @@
 """How many messages a person may still send an agent that declares a rate (`custom.rateLimit`).
 
 The count is of this person's messages to this agent in the last window, read from what is stored,
-so it holds across tabs, reloads and server processes.
+so it holds across tabs, reloads and server processes. A send is checked and recorded in one
+transaction (`claim`, inside the one that saves the message), so sends at the same instant are
+counted one after another and only the allowed number pass.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.utils import timezone
 
 from agents_ui.decisions import Plan
@@ -47,22 +51,59 @@ class Allowance:
         )
 
 
-async def allowance(plan: Plan, endpoint: AgentEndpoint | int, user: Any) -> Allowance | None:
-    """None when the agent declares no rate, or the throttle is hidden (`endpoint`: one, or its key)."""
+def _limits(plan: Plan) -> tuple[int, int] | None:
     control = plan["throttle"]
     limit = control.details.get("max_requests")
     if not control.shown or not limit:
         return None
-    window = int(control.details.get("window_seconds") or 60)
+    return limit, int(control.details.get("window_seconds") or 60)
+
+
+def _sent(endpoint: AgentEndpoint | int, user: Any, window: int) -> Any:
     since = timezone.now() - timedelta(seconds=window)
-    sent = Message.objects.filter(
+    return Message.objects.filter(
         conversation__user=user,
         conversation__endpoint=endpoint,
         role=Message.Role.USER,
         created_at__gt=since,
     ).order_by("-created_at")
-    times = [at async for at in sent.values_list("created_at", flat=True)[:limit]]
-    used = await sent.acount() if len(times) >= limit else len(times)
+
+
+def _allowance(limit: int, window: int, times: list[datetime], used: int) -> Allowance:
     # Once the limit is reached, the next send is possible when the limit-th newest leaves the window.
     next_at = times[limit - 1] + timedelta(seconds=window) if len(times) >= limit else None
     return Allowance(limit, window, used, next_at)
+
+
+async def allowance(plan: Plan, endpoint: AgentEndpoint | int, user: Any) -> Allowance | None:
+    """None when the agent declares no rate, or the throttle is hidden (`endpoint`: one, or its key)."""
+    limits = _limits(plan)
+    if limits is None:
+        return None
+    limit, window = limits
+    sent = _sent(endpoint, user, window)
+    times = [at async for at in sent.values_list("created_at", flat=True)[:limit]]
+    used = await sent.acount() if len(times) >= limit else len(times)
+    return _allowance(limit, window, times, used)
+
+
+def claim(plan: Plan, endpoint: AgentEndpoint | int, user: Any) -> Allowance | None:
+    """The allowance as it stands for one more send, counted under a lock the surrounding transaction
+    holds until it ends: the caller records the send (saves the message) in that same transaction,
+    or refuses it when the allowance is exhausted. None when the agent declares no rate.
+
+    PostgreSQL: this person's row is locked, so their concurrent sends count one after another.
+    SQLite: the transaction is IMMEDIATE (settings), so it holds the database's write lock from its
+    first statement, and no other send commits between this count and its own message.
+    """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("claim() counts and records a send in one transaction: call it inside one")
+    limits = _limits(plan)
+    if limits is None:
+        return None
+    limit, window = limits
+    list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True))
+    sent = _sent(endpoint, user, window)
+    times = list(sent.values_list("created_at", flat=True)[:limit])
+    used = sent.count() if len(times) >= limit else len(times)
+    return _allowance(limit, window, times, used)

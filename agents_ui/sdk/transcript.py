@@ -15,9 +15,11 @@ from collections.abc import AsyncIterable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from a2a.types.a2a_pb2 import StreamResponse as A2AStreamResponse
 from ag_ui import core as ag
 
 from . import policy as ext
+from .a2a_fold import TaskRecord, apply_stream_response
 from .state import StateKeeper
 
 A2UI_ACTIVITY = "a2ui-surface"  # AG-UI's A2UI middleware (sdk/a2ui.py)
@@ -295,6 +297,7 @@ class Observed:
     approvals: bool = False
     modules: bool = False
     grounding: bool = False
+    media: bool = False  # an image or audio part in a tool's result
     activities: bool = False
     a2ui: bool = False  # an A2UI surface activity (sdk/a2ui.py)
 
@@ -318,6 +321,8 @@ class Transcript:
     modules: list[tuple[str, Any]] = field(default_factory=list)
     grounding: list[ext.GroundingSource] = field(default_factory=list)
     artifacts: list[ext.ArtifactCreated] = field(default_factory=list)
+    # The A2A task the run follows (agents_ui.sdk.a2a_fold); None for the other protocols.
+    task: TaskRecord | None = None
     approvals: dict[str, ApprovalRecord] = field(default_factory=dict)
     # Calls an earlier run of the thread opened and this run gave the result of (a resume):
     # id -> that earlier run's own record, which now holds the result.
@@ -473,6 +478,8 @@ class TranscriptBuilder:
             ext.RunFailed: self._x_run_failed,
             ext.LegacyText: self._x_legacy_text,
             ext.Done: self._x_done,
+            # A2A agents (agents_ui.sdk.a2a_fold)
+            A2AStreamResponse: lambda event: apply_stream_response(self, event, Outcome),
         }
 
     def apply(self, event: Any) -> None:
@@ -723,6 +730,11 @@ class TranscriptBuilder:
         message._text.set(text)
         message.parts = parts
         message.complete = True
+        self._see_media(parts)
+
+    def _see_media(self, parts: list[Any]) -> None:
+        if any(getattr(part, "type", None) in ("image", "audio") for part in parts):
+            self.transcript.observed.media = True
 
     # --- AG-UI: state, messages, activity ------------------------------------------------------
 
@@ -774,6 +786,8 @@ class TranscriptBuilder:
                 text, parts = _content_text(getattr(wire, "content", None))
                 message._text.set(text)
                 message.parts = parts
+                if role == "tool":
+                    self._see_media(parts)
             if role == "assistant" and wire.tool_calls:
                 for call in wire.tool_calls:
                     record = self.transcript.tool_calls.get(call.id)

@@ -30,18 +30,28 @@ from pygments.util import ClassNotFound
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
-from agents_ui.sdk.client_tools import client_tool
+from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
-from agents_ui.views import activities
+from agents_ui.views import activities, media
 from agents_ui.views.state_tree import state_tree
 
 _ALLOWED_TAGS = {
     "p", "br", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li", "a", "h1", "h2", "h3",
-    "h4", "h5", "h6", "hr", "table", "thead", "tbody", "tr", "th", "td", "del", "span",
+    "h4", "h5", "h6", "hr", "table", "thead", "tbody", "tr", "th", "td", "del", "span", "img", "audio",
 }  # fmt: skip
-# Classes only come from the highlighter: with raw HTML disabled an agent cannot write a tag.
-_ALLOWED_ATTRIBUTES = {"pre": {"class", "data-lang"}, "span": {"class"}, "ol": {"start"}}
+# Classes only come from the highlighter, images and audio from the media rule (_media_rule): with
+# raw HTML disabled an agent cannot write a tag.
+_ALLOWED_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "pre": {"class", "data-lang"},
+    "span": {"class"},
+    "ol": {"start"},
+    "img": {"src", "alt", "data-media"},
+    "audio": {"src", "controls", "preload", "data-media", "aria-label"},
+}
+# A data: URL stays only as the source of an image or audio element, and only as media.py made it.
+_MEDIA_SOURCE = re.compile(r"data:(image|audio)/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]*")
 # Past this size a code block is shown plain: highlighting is a courtesy, not worth a slow stream.
 _HIGHLIGHT_MAX_CHARS = 20_000
 # A streaming answer's tail is re-rendered at every swap; past this size its settled blocks are
@@ -65,6 +75,38 @@ def _highlight(code: str, lang: str, _attrs: Any) -> str:
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight}).enable(
     "table"
 )
+_default_validate_link = _markdown.validateLink
+
+
+def _validate_link(url: str) -> bool:
+    # markdown-it keeps data: URLs of images only; audio clips come as data: URLs too (media.py checks both).
+    return _default_validate_link(url) or url[:11].lower() == "data:audio/"
+
+
+_markdown.validateLink = _validate_link
+
+
+def _media_rule(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
+    """A Markdown image: shown where the plan shows media (`env["media"]`), checked (media.py)."""
+    token = tokens[idx]
+    alt = renderer.renderInlineAsText(token.children or [], options, env)
+    if not (isinstance(env, dict) and env.get("media")):
+        return format_html('<span class="media-note">[{}: {}]</span>', "image", alt or "not shown")
+    item = media.of_markdown(str(token.attrGet("src") or ""), alt)
+    return render_to_string("agents_ui/run.html#media-inline", {"item": item})
+
+
+_markdown.add_render_rule("image", _media_rule)
+
+
+def _attribute(tag: str, attribute: str, value: str) -> str | None:
+    if attribute == "src" or value[:5].lower() == "data:":
+        return (
+            value
+            if attribute == "src" and tag in ("img", "audio") and _MEDIA_SOURCE.fullmatch(value)
+            else None
+        )
+    return value
 
 
 def _clean(html: str) -> str:
@@ -73,13 +115,14 @@ def _clean(html: str) -> str:
         tags=_ALLOWED_TAGS,
         attributes=_ALLOWED_ATTRIBUTES,
         link_rel="noopener noreferrer nofollow",
-        url_schemes={"http", "https", "mailto"},
+        url_schemes={"http", "https", "mailto", "data"},
+        attribute_filter=_attribute,
     )
 
 
-def markdown_html(text: str) -> str:
-    """An agent's Markdown as safe HTML."""
-    return _clean(_markdown.render(text or ""))
+def markdown_html(text: str, *, media: bool = False) -> str:
+    """An agent's Markdown as safe HTML; `media`: its images and audio are shown (checked)."""
+    return _clean(_markdown.render(text or "", {"media": media}))
 
 
 # One line of words, spaces and quiet punctuation, starting with a letter: Markdown makes it one plain
@@ -89,10 +132,10 @@ _PLAIN_LINE = re.compile(r"(?:[^\W\d_]|\[)(?:[^\W_]|[ ,.;'\"?%\[\]])*")
 _PLAIN_MORE = re.compile(r"(?:[^\W_]|[ ,.;'\"?%\[\]])*")
 
 
-def _live_html(text: str) -> str:
+def _live_html(text: str, media: bool = False) -> str:
     if _PLAIN_LINE.fullmatch(text):
         return f"<p>{html.escape(text.rstrip(), quote=False)}</p>\n"
-    return markdown_html(text)
+    return markdown_html(text, media=media)
 
 
 @dataclass(frozen=True)
@@ -105,8 +148,8 @@ class StreamingMarkdown:
     tail_html: str
 
 
-def _render_tokens(tokens: list[Any]) -> str:
-    return _clean(_markdown.renderer.render(tokens, _markdown.options, {})) if tokens else ""
+def _render_tokens(tokens: list[Any], media: bool = False) -> str:
+    return _clean(_markdown.renderer.render(tokens, _markdown.options, {"media": media})) if tokens else ""
 
 
 def _last_block_start(tokens: list[Any], lines: list[str]) -> tuple[int, int]:
@@ -122,7 +165,14 @@ def _last_block_start(tokens: list[Any], lines: list[str]) -> tuple[int, int]:
 
 
 def _soft_cut(text: str, at: int) -> int:
-    """A place near `at` to split one long block: a line break, else a space, else `at`."""
+    """A place near `at` to split one long block: a line break, else a space, else `at`; never
+    inside a link or an image's address (an inline image's data may be long), but before it."""
+    opened = text.rfind("](", 0, at)
+    if opened >= 0 and text.find(")", opened, at) < 0:
+        start = text.rfind("[", 0, opened)
+        start -= start > 0 and text[start - 1] == "!"
+        if start >= 0:
+            return start
     for mark in ("\n", " "):
         found = text.rfind(mark, max(0, at - 400), at)
         if found > 0:
@@ -130,23 +180,59 @@ def _soft_cut(text: str, at: int) -> int:
     return at
 
 
-def streaming_markdown(text: str, frozen: int = 0) -> StreamingMarkdown:
+# A line that opens or closes a fenced code block (at the top level, where streamed answers put them).
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
+# The last line of a live answer that may be a closing fence still arriving.
+_FENCE_ARRIVING = re.compile(r" {0,3}(`+|~+)")
+
+
+def open_fence(text: str, end: int | None = None) -> str:
+    """The line (with its line break) that opened a fenced code block still open at `end`, or ""."""
+    marker = opener = ""
+    for line in _FENCE_LINE.finditer(text, 0, len(text) if end is None else end):
+        fence, rest = line.group(1), line.group(2)
+        if not marker:
+            if fence[0] != "`" or "`" not in rest:
+                marker, opener = fence, line.group(0)
+        elif fence[0] == marker[0] and len(fence) >= len(marker) and not rest.strip():
+            marker = opener = ""
+    return opener + "\n" if opener else ""
+
+
+def _live_code(source: str, media: bool = False) -> str:
+    """A live tail as HTML; the closing fence of an open code block, while it arrives, is not code."""
+    last = source[source.rfind("\n") + 1 :]
+    if last and _FENCE_ARRIVING.fullmatch(last) and open_fence(source, len(source) - len(last)):
+        source = source[: len(source) - len(last)]
+    return _live_html(source, media)
+
+
+def streaming_markdown(text: str, frozen: int = 0, *, media: bool = False) -> StreamingMarkdown:
     """The text after its first `frozen` characters, rendered for a live answer.
 
     A short tail is re-rendered whole. Once it grows long, the blocks before its last one settle;
-    a single block that keeps growing (a long paragraph) is split near its end, which the final
-    render of the complete answer puts back together.
+    a single block that keeps growing (a long paragraph, a long code block) is split near its end,
+    which the final render of the complete answer puts back together. A code block still open is
+    a code block already: a tail that starts inside one is rendered after the line that opened it.
     """
     tail = text[frozen:]
+    fence = open_fence(text, frozen) if frozen else ""
     if len(tail) <= _TAIL_FREEZE_CHARS:
-        return StreamingMarkdown(frozen, "", _live_html(tail))
-    plain = _PLAIN_LINE.fullmatch(tail) is not None
-    tokens = [] if plain else _markdown.parse(tail)
-    index, cut = (0, 0) if plain else _last_block_start(tokens, tail.split("\n"))
+        return StreamingMarkdown(frozen, "", _live_code(fence + tail, media))
+    source = fence + tail
+    plain = not fence and _PLAIN_LINE.fullmatch(tail) is not None
+    tokens = [] if plain else _markdown.parse(source, {"media": media})
+    index, cut = (0, 0) if plain else _last_block_start(tokens, source.split("\n"))
+    cut = max(0, cut - len(fence))  # in the text's characters (the opening line is not the text's)
     if len(tail) - cut > _TAIL_FREEZE_CHARS:
         cut = _soft_cut(tail, len(tail) - _TAIL_FREEZE_CHARS // 2)
-        return StreamingMarkdown(frozen + cut, _live_html(tail[:cut]), _live_html(tail[cut:]))
-    return StreamingMarkdown(frozen + cut, _render_tokens(tokens[:index]), _render_tokens(tokens[index:]))
+        settled = fence + tail[:cut]
+        more = open_fence(settled)  # the code block the rest of the tail is still in, if any
+        return StreamingMarkdown(
+            frozen + cut, _live_html(settled, media), _live_code(more + tail[cut:], media)
+        )
+    settled, rest = _render_tokens(tokens[:index], media), _render_tokens(tokens[index:], media)
+    return StreamingMarkdown(frozen + cut, settled, rest)
 
 
 def safe_url(url: Any) -> str:
@@ -219,6 +305,53 @@ def pretty_json(value: Any) -> str:
         return str(value)
 
 
+def seconds_label(seconds: float) -> str:
+    """A duration as the run status says it: "12 s", "2 min 5 s" (workspace.js says it the same way)."""
+    whole = int(seconds)
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a run has gone against the bounds its agent declares (`execution.maxIterations`,
+    `maxExecutionTime`), counted from its STEP_STARTED events and its clock; and whether its agent
+    answers all at once (`transport.streaming: false`), which leaves nothing to show but the clock."""
+
+    steps: int  # steps begun
+    max_steps: int | None
+    started_at: datetime
+    elapsed: float  # seconds, up to now or to the end of the run
+    max_seconds: float | None
+    live: bool
+    whole_answer: bool
+
+    @property
+    def counts_steps(self) -> bool:
+        return self.max_steps is not None or self.steps > 0
+
+    @property
+    def elapsed_label(self) -> str:
+        return seconds_label(self.elapsed)
+
+    @property
+    def max_label(self) -> str:
+        return seconds_label(self.max_seconds) if self.max_seconds is not None else ""
+
+    @property
+    def over_steps(self) -> bool:
+        return self.max_steps is not None and self.steps > self.max_steps
+
+    @property
+    def over_time(self) -> bool:
+        return self.max_seconds is not None and self.elapsed > self.max_seconds
+
+    @property
+    def timed(self) -> bool:
+        """The clock is shown: a bound to hold it against, or nothing else to watch."""
+        return self.max_seconds is not None or (self.whole_answer and self.live)
+
+
 @dataclass
 class RunView:
     """What the run templates read: the run, its transcript, and the plan it is shown under."""
@@ -271,14 +404,14 @@ class RunView:
         text, hidden = shown_tail(message.text)
         live = None
         if not message.complete:
-            live = streaming_markdown(message.text, hidden)
+            live = streaming_markdown(message.text, hidden, media=self.shows_media)
             self.settled[message.id] = live.frozen
         return {
             "id": message.id,
             "dom": dom_id("msg", message.id),
             "text": text,
             "hidden": hidden,
-            "html": markdown_html(text) if message.complete else "",
+            "html": markdown_html(text, media=self.shows_media) if message.complete else "",
             "settled_html": live.settled_html if live else "",
             "tail_html": live.tail_html if live else "",
             "complete": message.complete,
@@ -286,6 +419,11 @@ class RunView:
             "subagent": node.name if node else "",
             "feedback": self.feedback.get(message.id, ""),
         }
+
+    @property
+    def shows_media(self) -> bool:
+        """Images and audio in answers are shown: the plan's media-output control is."""
+        return self.plan is not None and self.plan["media-output"].shown
 
     def activity_view(self, record: Any) -> dict[str, Any]:
         return activities.activity_view(self, record)
@@ -298,10 +436,18 @@ class RunView:
 
     def call_view(self, call: Any) -> dict[str, Any]:
         original = confirmed_call(call.name, call.args)
+        # Approved with edits: the agent ran the call with the person's arguments, not its own.
+        record = self.decision_of(call)
+        edited = record is not None and record.edited_arguments is not None
         args, args_hidden = shown_tail(
-            pretty_json(call.args) if call.complete and call.args_error is None else call.args_text
+            pretty_json(record.edited_arguments if edited else call.args)
+            if call.complete and call.args_error is None
+            else call.args_text
         )
-        result, result_hidden = shown_tail(call.result_display if call.has_result else "")
+        found, more = media.of_parts(call.result) if call.has_result else ([], 0)
+        # A result with media shows its text beside them, never their bytes as JSON.
+        shown = media.text_of_parts(call.result) if found or more else call.result_display
+        result, result_hidden = shown_tail(shown if call.has_result else "")
         return {
             "id": call.id,
             "dom": call_dom(self.run.pk, call.id),
@@ -311,11 +457,15 @@ class RunView:
             "args": args,
             "args_hidden": args_hidden,
             "args_error": call.args_error,
+            "edited_from": json.dumps(call.args, ensure_ascii=False, sort_keys=True) if edited else "",
             "has_result": call.has_result,
             "result": result,
             "result_hidden": result_hidden,
             "result_error": call.result_error,
             "status": call.status,
+            "media": found if self.shows_media else [],
+            "media_more": more if self.shows_media else 0,
+            "media_hidden": len(found) + more if not self.shows_media else 0,
             **self._client_call(call),
         }
 
@@ -331,10 +481,15 @@ class RunView:
         if not (tool or awaiting or answer):
             return {"client": None, "awaiting": False}
         shown = answer["content"] if answer else call.result if call.has_result else None
+        # A confirmation an approval interrupt asks too (Agent Framework's confirm_changes): the
+        # person's decision on that interrupt answers it.
+        decision = self.decision_of(call) if tool is not None and tool.confirms else None
         return {
             "client": tool,
             "awaiting": awaiting,
-            "answered": answer is not None or (tool is not None and call.has_result),
+            "decides": self._deciding(tool.confirms) if tool is not None and tool.confirms else "",
+            "decision": record_view(decision) if decision is not None else None,
+            "answered": answer is not None or decision is not None or (tool is not None and call.has_result),
             "dismissed": bool(answer and answer.get("dismissed")),
             # Kept until the run's other calls have their answers too; then all go at once.
             "kept": bool(answer and answer.get("kept")),
@@ -342,6 +497,28 @@ class RunView:
             "answer_value": _maybe_json(shown) if shown is not None else None,
             "has_args": call.args not in (None, {}, []),
         }
+
+    def decision_of(self, call: Any) -> Any:
+        """The recorded decision on the interrupt that asked about this call (None without one): its
+        own, or for a confirmation tool the one naming the call it confirms."""
+        if not self.decided:
+            return None
+        target = call.id
+        if call.name == CONFIRM_CHANGES and isinstance(call.args, dict):
+            target = str(call.args.get("function_call_id") or "")
+        for interrupt in self.transcript.open_interrupts:
+            if interrupt.tool_call_id == target and interrupt.id in self.decided:
+                return self.decided[interrupt.id]
+        return None
+
+    def _deciding(self, call_id: str) -> str:
+        """The open interrupt about this call a person can still decide here ("" when none)."""
+        if not self.can_approve:
+            return ""
+        for interrupt in self.transcript.open_interrupts:
+            if interrupt.tool_call_id == call_id and interrupt.id not in self.decided:
+                return "" if _past(interrupt.expires_at) else interrupt.id
+        return ""
 
     def _external(self) -> bool:
         """An external agent's run: its calls are its own to finish (never a database query here)."""
@@ -367,6 +544,30 @@ class RunView:
             }
             for r in self.transcript.reasoning
         ]
+
+    def progress(self) -> Progress | None:
+        """None where the agent declares no bound, shows no steps and streams as usual."""
+        if self.plan is None:
+            return None
+        run, limits = self.run, self.plan["limits"].details
+        steps = len(self.transcript.steps)
+        max_steps = limits.get("max_iterations")
+        max_ms = limits.get("max_execution_time")
+        whole = self.plan["transport"].details.get("stream") is False
+        if max_steps is None and max_ms is None and not steps and not whole:
+            return None
+        live = run.status in (Run.Status.PENDING, Run.Status.RUNNING)
+        started = run.started_at or run.created_at or timezone.now()
+        end = timezone.now() if live or run.finished_at is None else run.finished_at
+        return Progress(
+            steps=steps,
+            max_steps=max_steps,
+            started_at=started,
+            elapsed=max((end - started).total_seconds(), 0.0),
+            max_seconds=max_ms / 1000 if max_ms is not None else None,
+            live=live,
+            whole_answer=whole,
+        )
 
     @property
     def answered(self) -> bool:
@@ -593,6 +794,8 @@ class StreamRenderer:
     timer: Any = None
     # The thread's earlier runs: a resume's results go on the cards they show.
     earlier: list[RunView] = field(default_factory=list)
+    # The decisions recorded on those runs: run id -> request id -> record (their cards show them).
+    earlier_decided: dict[Any, dict[str, Any]] = field(default_factory=dict)
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
     _settled: dict[str, int] = field(default_factory=dict)  # message id -> characters settled
     # Live answers whose tail the browser shows as one plain line it can append to (`-line`).
@@ -666,7 +869,8 @@ class StreamRenderer:
             self._plain.discard(message.id)
         frozen = self._settled.get(message.id, 0)
         tail = message.text_since(frozen)
-        if _PLAIN_LINE.fullmatch(tail):
+        # A plain line inside an open code block is code: only outside one may it grow as a line.
+        if _PLAIN_LINE.fullmatch(tail) and not (frozen and open_fence(message.text, frozen)):
             self._plain.add(message.id)
             return format_html(
                 '<div class="md-tail" id="{}-tail" hx-swap-oob="true"><p id="{}-line">{}</p></div>',
@@ -674,7 +878,7 @@ class StreamRenderer:
                 dom,
                 tail,
             )
-        live = streaming_markdown(message.text, frozen)
+        live = streaming_markdown(message.text, frozen, media=self.view.shows_media)
         self._settled[message.id] = live.frozen
         html = format_html(
             '<div class="md-tail" id="{}-tail" hx-swap-oob="true">{}</div>', dom, mark_safe(live.tail_html)
@@ -779,7 +983,8 @@ class StreamRenderer:
 
     def _call_signature(self, call: Any) -> tuple:
         # The run's status too: a call left without a result becomes answerable when the run ends.
-        return (call.complete, call.has_result, len(call.args_text), call.status, self.view.run.status)
+        signature = (call.complete, call.has_result, len(call.args_text), call.status, self.view.run.status)
+        return (*signature, self.view.shows_media)
 
     def state_fragment(self) -> str:
         """The workspace's state panel, when the state document changed."""
@@ -824,6 +1029,7 @@ class StreamRenderer:
                 "approvals",
             ),
             ("extras", (len(t.modules), len(t.grounding), len(t.artifacts), t.outcome is not None), "extras"),
+            ("task", (t.task.revision, t.task.state) if t.task else None, "a2a-task"),
             (
                 "status",
                 (
@@ -832,6 +1038,7 @@ class StreamRenderer:
                     t.outcome is not None,
                     len(t.errors),
                     len(t.pending_approvals),
+                    len(t.steps),
                 ),
                 "status",
             ),

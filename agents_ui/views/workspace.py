@@ -22,6 +22,7 @@ from agents_ui.runs.throttle import allowance
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
 from agents_ui.views.activities import sent_actions
 from agents_ui.views.client_tools import kept_answers
+from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView, pretty_json
 
@@ -67,7 +68,7 @@ async def render_workspace(
         "turns": turns,
         "state": _last_state(turns),
         "running": any(view.live for _, view in turns),
-        "recent": await _recent_conversations(user, endpoint),
+        "recent": await recent_conversations(user, endpoint),
         "composer_error": composer_error,
         "sending_off": sending_refusal(endpoint),
         # A composer rendered with a message kept (a refusal) keeps its token: that message was not sent.
@@ -129,12 +130,6 @@ def _last_state(turns: list[tuple[Message | None, RunView]]) -> str:
         if view.run.state is not None:
             return pretty_json(view.run.state)
     return ""
-
-
-async def _recent_conversations(user: Any, endpoint: AgentEndpoint) -> list[Conversation]:
-    return [
-        c async for c in Conversation.objects.filter(user=user, endpoint=endpoint).order_by("-updated_at")[:8]
-    ]
 
 
 def _pretty(data: object) -> str:

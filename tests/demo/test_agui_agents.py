@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
@@ -14,6 +15,7 @@ from ag_ui.core import AgentCapabilities, EventType, RunAgentInput
 from agents_ui.demo.agui.document_reviewer import pdf_page_count
 from agents_ui.demo.agui.planner import STEP_WORK
 from agents_ui.demo.agui.running import upgrade_legacy_parts
+from agents_ui.demo.agui.studio import picture_png, sound_wav
 from agents_ui.sdk import AgUiAgent
 
 from .conftest import PNG_1PX, b64, keyed, packed_pdf_bytes, pdf_bytes, run_input
@@ -37,7 +39,7 @@ def text_of(events: list[Any]) -> str:
 
 async def test_every_declaring_agent_answers_discovery_with_a_rich_valid_declaration(live_url):
     slugs = ["research-assistant", "orchestrator", "document-reviewer", "operations", "planner", "toolsmith"]
-    for slug in [*slugs, "cipher"]:
+    for slug in [*slugs, "studio", "cipher"]:
         result = await agent(live_url, slug).discover()
         assert result.status == "declared", (slug, result.error)
         identity = result.capabilities.identity
@@ -258,6 +260,22 @@ async def test_document_reviewer_takes_a_pdf_larger_than_djangos_default_body_li
 async def test_document_reviewer_without_attachments_asks_for_one(live_url):
     events = await run(live_url, "document-reviewer", run_input("What do you think?"))
     assert "attach a PDF or an image" in text_of(events)
+
+
+async def test_studio_answers_with_a_picture_and_a_sound_in_its_tools_results(live_url):
+    caps = await agent(live_url, "studio").get_capabilities()
+    assert caps.multimodal.output.image is True and caps.multimodal.output.audio is True
+    events = await run(live_url, "studio", run_input("Draw a lighthouse"))
+    results = [e for e in events if e.type == EventType.TOOL_CALL_RESULT]
+    parts = [part for result in results for part in result.content]
+    media = {part.type: base64.b64decode(part.source.value) for part in parts if part.type != "text"}
+    assert set(media) == {"image", "audio"}
+    assert media["image"] == picture_png("a lighthouse") and media["audio"] == sound_wav("a lighthouse")
+    assert media["image"].startswith(b"\x89PNG") and media["audio"][8:12] == b"WAVE"
+    assert len(media["image"]) < 2048 and len(media["audio"]) < 8192  # tiny
+    again = await run(live_url, "studio", run_input("Draw a lighthouse"))
+    assert [e.content for e in again if e.type == EventType.TOOL_CALL_RESULT] == [r.content for r in results]
+    assert "Here is a picture of a lighthouse" in text_of(events)
 
 
 def test_pdf_page_count_reads_the_pages_of_a_real_pdf():

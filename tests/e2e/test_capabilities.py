@@ -4,6 +4,7 @@ declaration, an agent that does not stream, and a stream resumed after a cut con
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 
@@ -16,7 +17,7 @@ from tests.e2e.conftest import CHROMIUM, SCREENSHOTS
 from tests.e2e.test_runs import TIMEOUT, demo, last_run, open_agent, send, wait_run
 from tests.e2e.test_uploads import PNG_1PX
 from tests.factories import PASSWORD, make_endpoint, make_user
-from tests.support.shaped_agent import ANSWER_PARTS, CUT_RUNS, ShapedAgentServer
+from tests.support.shaped_agent import ANSWER_PARTS, BOUNDED_WORK, CUT_RUNS, ONESHOT_WORK, ShapedAgentServer
 
 pytestmark = pytest.mark.e2e
 __all__ = ["demo"]  # the fixture, imported so pytest finds it here
@@ -190,8 +191,61 @@ def test_an_agent_that_does_not_stream_is_read_whole_and_says_so(page: Page, age
     expect(page.locator("[data-control=transport]")).to_contain_text("does not stream")
     expect(page.locator("[data-control=transport]")).to_contain_text("the answer arrives complete")
     send(page, "hello")
+    # While it works: that the answer comes all at once, and for how long it has worked.
+    status = last_run(page).locator(".run-status")
+    expect(status.locator("[data-whole-answer]")).to_have_text(
+        "This agent answers all at once: its whole answer appears when it is ready."
+    )
+    clock = status.locator("[data-elapsed-label]")
+    expect(clock).to_have_text(re.compile(r"^[12] s$"), timeout=ONESHOT_WORK * 1000)
+    expect(status).to_contain_text("Working for")
+    assert last_run(page).locator(".msg-assistant").count() == 0  # nothing half-said meanwhile
     wait_run(page)
     assert answer(page).strip() == "".join(ANSWER_PARTS).strip()
+    expect(status.locator("[data-whole-answer]")).to_have_count(0)
+
+
+# --- Progress against the declared bounds ----------------------------------------------------------
+
+
+def test_a_run_counts_its_steps_and_time_against_the_declared_bounds_and_again_after_a_reload(
+    page: Page, demo: str, signed_in, settings
+):
+    settings.AGENTS_UI_DEMO_PACING = 0.02
+    signed_in()
+    open_agent(page, demo, "planner")  # declares at most 5 iterations and 30 s
+    send(page, "Plan the product launch in Berlin")
+    progress = last_run(page).locator("[data-progress-line]")
+    expect(progress).to_contain_text(re.compile(r"Step [1-5] of at most 5"), timeout=TIMEOUT)
+    expect(progress).to_contain_text(re.compile(r"Elapsed \d+ s of at most 30 s"))
+    wait_run(page)
+    expect(progress).to_have_text(re.compile(r"^\s*\d steps of at most 5 · Took \d+ s of at most 30 s\s*$"))
+    shown = progress.inner_text()
+    expect(last_run(page).locator("[data-past-bound]:visible")).to_have_count(0)
+    page.reload()
+    expect(last_run(page).locator("[data-progress-line]")).to_have_text(shown)
+
+
+def test_a_run_that_goes_past_its_declared_bounds_says_so_while_it_goes(page: Page, agent, signed_in):
+    endpoint = agent("bounded")  # at most 1 iteration and 1 s; it takes 2 steps and 6 s
+    signed_in()
+    open_agent(page, page.url.rstrip("/"), endpoint.slug)
+    send(page, "hello")
+    status = last_run(page).locator(".run-status")
+    # The browser's clock passes the bound before the server says anything more.
+    expect(status.locator("[data-past-bound=time]")).to_be_visible(timeout=BOUNDED_WORK * 1000)
+    expect(status.locator("[data-steps]")).to_have_text("Step 1 of at most 1", timeout=1)
+    expect(status.locator("[data-past-bound=steps]")).to_have_text(
+        "This run went past its declared bound: 2 steps, where the agent declares at most 1.",
+        timeout=TIMEOUT,
+    )
+    wait_run(page)
+    expect(status.locator("[data-past-bound=time]")).to_have_text(
+        "This run went past its declared bound: the agent declares it stops within 1 s."
+    )
+    expect(status.locator("[data-progress-line]")).to_contain_text(
+        re.compile(r"2 steps of at most 1 · Took [6-9] s")
+    )
 
 
 def test_a_cut_stream_resumes_from_the_last_event_and_shows_nothing_twice(page: Page, agent, signed_in):
@@ -210,3 +264,40 @@ def test_a_cut_stream_resumes_from_the_last_event_and_shows_nothing_twice(page: 
     saved = Message.objects.get(conversation__endpoint=endpoint, role="assistant")
     assert saved.content == "".join(ANSWER_PARTS)
     assert str(saved.run_id) in CUT_RUNS  # the first connection was cut indeed
+
+
+# --- Images and audio in answers -----------------------------------------------------------------
+
+
+def test_an_answers_image_is_displayed_and_its_audio_clip_plays_and_again_after_a_reload(
+    page: Page, demo: str, signed_in, screenshot
+):
+    signed_in()
+    open_agent(page, demo, "studio")
+    send(page, "Draw a lighthouse")
+    wait_run(page)
+    run = last_run(page)
+    picture = run.locator("figure[data-media=image] img")
+    expect(picture).to_be_visible()
+    expect(picture).to_have_attribute("alt", "A sun over hills, in the colours of a lighthouse")
+    # Decoded and drawn: the browser knows its size.
+    assert picture.evaluate("img => img.complete && img.naturalWidth") == 48
+    clip = run.locator("figure[data-media=audio] audio")
+    expect(clip).to_have_attribute("controls", "")
+    duration = clip.evaluate(
+        """a => new Promise(done => {
+            if (a.readyState >= 1) return done(a.duration);
+            a.addEventListener("loadedmetadata", () => done(a.duration));
+            a.addEventListener("error", () => done(-1));
+            a.load();
+        })"""
+    )
+    assert abs(duration - 0.6) < 0.05
+    played = clip.evaluate(
+        "a => { a.muted = true; return a.play().then(() => new Promise(r => a.onended = () => r(true))); }"
+    )
+    assert played is True
+    screenshot("media-in-answers")
+    page.reload()
+    expect(last_run(page).locator("figure[data-media=image] img")).to_be_visible()
+    expect(last_run(page).locator("figure[data-media=audio] audio")).to_have_count(1)

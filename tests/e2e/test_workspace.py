@@ -53,6 +53,8 @@ SHOWN: dict[str, set[str]] = {
     "planner": {"identity", "state", "stop", "limits"},
     # tools.items (changes per discovery); streaming; tools.clientProvided.
     "toolsmith": {"identity", "tools", "stop", "frontend-tools"},
+    # tools.items; streaming; multimodal.output image and audio (drawn in answers, not as a control).
+    "studio": {"identity", "tools", "stop", "media-output"},
     # reasoning.supported (encrypted); streaming. state declares only memory/persistentState false.
     "cipher": {"identity", "reasoning", "stop"},
     # custom.a2ui (A2UI's server capabilities): generative UI and the custom card; streaming.
@@ -65,7 +67,7 @@ SHOWN: dict[str, set[str]] = {
     # rate or custom capabilities; its messages stream as usual and carry no client tools; its output
     # modules hold no `a2ui` module (no generative UI).
     "support-desk": set(CONTROL_NAMES)
-    - {"reasoning", "subagents", "state", "image-picker", "audio-recorder", "media-output"}
+    - {"reasoning", "subagents", "skills", "state", "image-picker", "audio-recorder", "media-output"}
     - {"frontend-tools", "transport", "code-execution", "memory", "throttle", "generative-ui", "custom"},
     # files false, approvals false (no tool needs one), grounding false, interactions false.
     "archive": {"identity", "tools", "structured-output", "stop", "limits", "host-context", "stream-profile"},
@@ -73,6 +75,10 @@ SHOWN: dict[str, set[str]] = {
     # domainTools, limits and acceptedFields rule those out; interactions, messages and one stream
     # profile are declared.
     "future-agent": {"identity", "feedback", "stop", "stream-profile"},
+    # A2A Agent Card: skills (with examples), defaultInputModes beyond text (upload), tasks/cancel (stop).
+    # streaming true and pushNotifications false: nothing to show about the connection. Its extension
+    # (capabilities.extensions) is kept and shown: custom, in the explain view.
+    "trip-planner": {"identity", "skills", "upload", "stop", "custom"},
 }
 assert set(SHOWN) == {agent.slug for agent in DEMO_AGENTS}
 
