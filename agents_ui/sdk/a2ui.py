@@ -814,7 +814,7 @@ class _Builder:
     ) -> None:
         trigger = self.build(c.get("trigger"), scope, depth, inside)
         # The trigger opens the dialog: a button's own action does not run from there.
-        node.props["trigger"] = (
+        node.props["trigger"] = _inline(
             trigger.children[0] if trigger.kind == "Button" and trigger.children else trigger
         )
         node.props["content"] = self.build(c.get("content"), scope, depth, inside)
@@ -885,7 +885,7 @@ class _Builder:
     def _Button(
         self, node: Node, c: Mapping[str, Any], scope: str, depth: int, inside: frozenset[str]
     ) -> None:
-        node.children = [self.build(c.get("child"), scope, depth, inside)]
+        node.children = [_inline(self.build(c.get("child"), scope, depth, inside))]
         node.props["variant"] = c.get("variant") if c.get("variant") in BUTTON_VARIANTS else "default"
         action = c.get("action") if isinstance(c.get("action"), Mapping) else {}
         event = action.get("event")
@@ -981,6 +981,13 @@ class _Builder:
         node.props["min"] = _input_moment(self.values.text(c.get("min"), scope), kind)
         node.props["max"] = _input_moment(self.values.text(c.get("max"), scope), kind)
         node.props["name"] = self._bound(node, c.get("value"), scope)
+
+
+def _inline(node: Node) -> Node:
+    """A button's label: its Text is drawn as a phrase (a button holds no paragraphs)."""
+    if node.kind == "Text":
+        node.props["inline"] = True
+    return node
 
 
 def _input_moment(value: str, kind: str) -> str:

@@ -277,7 +277,8 @@ def test_buttons_send_events_open_http_links_only_and_the_surface_is_one_form():
     assert f'hx-post="/runs/{RUN.pk}/a2ui/"' in html and 'hx-target="#transcript"' in html
     assert 'type="submit" name="a2ui-action" value="send|/" class="button button-primary"' in html
     assert 'href="https://a2ui.org" target="_blank" rel="noopener noreferrer nofollow"' in html
-    assert "javascript:" not in html and 'disabled><div class="a2ui-text' in html
+    assert "javascript:" not in html and 'disabled><span class="a2ui-text a2ui-text-inline"' in html
+    assert not re.search(r"<button[^>]*>[^<]*<(div|p)\b", html)  # a label is a phrase, never a block
     assert "opens a URL that is not http(s)" in html
 
 
