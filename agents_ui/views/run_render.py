@@ -377,6 +377,8 @@ class RunView:
     answerable: bool = True
     # The person's actions on this run's A2UI surfaces, sent with later runs (views/activities.py).
     a2ui_sent: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The thread's A2UI surfaces as earlier runs left them (or a function giving them, while live).
+    a2ui_prior: Any = None
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0
