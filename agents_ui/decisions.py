@@ -85,7 +85,7 @@ from agents_ui.capabilities import (
 )
 from agents_ui.capabilities.provenance import show
 from agents_ui.capabilities.readers.document import KEPT_LIMIT
-from agents_ui.capabilities.values import RateLimit, Readable, SpendLimit
+from agents_ui.capabilities.values import RateLimit, Readable, SkillInfo, SpendLimit
 
 if TYPE_CHECKING:
     from ag_ui.core import AgentCapabilities
@@ -110,6 +110,7 @@ CONTROL_NAMES: tuple[str, ...] = (
     "identity",
     "reasoning",
     "subagents",
+    "skills",
     "upload",
     "approvals",
     "tools",
@@ -129,6 +130,7 @@ CONTROL_NAMES: tuple[str, ...] = (
     "code-execution",
     "memory",
     "throttle",
+    "generative-ui",
     "custom",
 )
 
@@ -136,6 +138,7 @@ CONTROL_LABELS: dict[str, str] = {
     "identity": "Identity card",
     "reasoning": "Reasoning panel",
     "subagents": "Sub-agent selector",
+    "skills": "Skill chooser",
     "upload": "Upload button",
     "approvals": "Approval workflow",
     "tools": "Tool list",
@@ -155,13 +158,14 @@ CONTROL_LABELS: dict[str, str] = {
     "code-execution": "Code execution",
     "memory": "Long-term memory",
     "throttle": "Throttle",
+    "generative-ui": "Generative UI (A2UI)",
     "custom": "Integration-specific capabilities",
 }
 
 # Where a reason came from: a kind of fact (declared, negotiated, inferred, observed, override),
 # the user's permissions, or the rule applied when nothing said anything.
 Source = Literal["declared", "negotiated", "inferred", "override", "user", "observed", "default"]
-Protocol = Literal["agui", "external"]
+Protocol = Literal["agui", "external", "a2a"]
 
 ADMIN = "admin overrides"
 NOTHING_SEEN = Observations()
@@ -226,6 +230,13 @@ class SubagentsDetails(Details):
     subagents: tuple[SubagentInfo, ...] = ()
     delegation: bool | None = None
     handoffs: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SkillsDetails(Details):
+    skills: tuple[SkillInfo, ...] = ()
+    # (skill id, <input accept> value) for each skill naming its own input modes ("" takes no files).
+    accepts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,6 +407,14 @@ class MemoryDetails(Details):
 class ThrottleDetails(Details):
     max_requests: int | None = None  # sends allowed per window
     window_seconds: int = 60
+
+
+@dataclass(frozen=True, slots=True)
+class GenerativeUIDetails(Details):
+    # The catalogues the agent says it generates; the product renders the Basic Catalog.
+    catalogs: tuple[str, ...] = ()
+    # Tell the agent, with each run, which catalogue this product renders (the A2UI middleware's way).
+    advertise: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -742,7 +761,34 @@ def _subagents(src: _Inputs) -> tuple[_Evidence, Details]:
         ev.support = bool(subagents)
     delegation = ev.known(multi.delegation)
     handoffs = ev.known(multi.handoffs)
-    return ev.finish(), SubagentsDetails(subagents or (), delegation, handoffs)
+    # Sub-agents runs showed at work count too, after the declared ones.
+    seen = src.profile.seen.subagents
+    declared = {item.name for item in subagents or ()}
+    more = tuple(item for item in seen.value or () if item.name not in declared)
+    ev.finish()
+    if more:
+        names = ", ".join(item.name for item in more)
+        ev.observe(Fact(True, seen.provenance), f"Sub-agents ({names}) worked")
+    return ev, SubagentsDetails((*(subagents or ()), *more), delegation, handoffs)
+
+
+# Input modes that are the composer's own text rather than a file.
+_TEXT_MODES = frozenset({"text", "text/plain"})
+
+
+def _skills(src: _Inputs) -> tuple[_Evidence, Details]:
+    """The skills an agent names, to choose one for a message; each skill's examples are prompts."""
+    fact = src.profile.skills
+    ev = _Evidence(src.profile, "skills")
+    skills = ev.read(fact, shown=[skill.name for skill in fact.value] if fact.value is not None else None)
+    if skills is not None:
+        ev.support = bool(skills)
+    accepts = tuple(
+        (skill.id, ",".join(m for m in skill.input_modes if m.lower() not in _TEXT_MODES))
+        for skill in skills or ()
+        if skill.input_modes is not None
+    )
+    return ev.finish(), SkillsDetails(tuple(skills or ()), accepts)
 
 
 # AG-UI input modality -> what an <input accept> takes; "file" means any other kind, so any type.
@@ -1190,10 +1236,32 @@ def _custom(src: _Inputs) -> tuple[_Evidence, Details]:
     return ev.finish(), details
 
 
+def _generative_ui(src: _Inputs) -> tuple[_Evidence, Details]:
+    ui = src.profile.generative_ui
+    ev = _Evidence(src.profile, "generative UI (A2UI)")
+    path = ui.a2ui.origin.path if ui.a2ui.sayable else ""
+    speaks = ui.a2ui.value
+    ev.support = ev.read(
+        ui.a2ui,
+        f"{path} declares A2UI v0.9: its surfaces are drawn here, and the catalogue is offered"
+        if speaks
+        else f"{path} declares no A2UI v0.9"
+        if speaks is False
+        else None,
+    )
+    ev.known(
+        ui.catalogs,
+        f"{ui.catalogs.origin.path} names {_show(ui.catalogs.value)}" if ui.catalogs.known else None,
+    )
+    ev.finish().observe(src.profile.seen.a2ui, "The agent sent A2UI surfaces")
+    return ev, GenerativeUIDetails(catalogs=ui.catalogs.value or (), advertise=ev.support is True)
+
+
 _CONTROLS: dict[str, Callable[[_Inputs], tuple[_Evidence, Details]]] = {
     "identity": _identity,
     "reasoning": _reasoning,
     "subagents": _subagents,
+    "skills": _skills,
     "upload": _upload,
     "approvals": _approvals,
     "tools": _tools,
@@ -1213,6 +1281,7 @@ _CONTROLS: dict[str, Callable[[_Inputs], tuple[_Evidence, Details]]] = {
     "code-execution": _code_execution,
     "memory": _memory,
     "throttle": _throttle,
+    "generative-ui": _generative_ui,
     "custom": _custom,
 }
 

@@ -51,6 +51,7 @@ class AgentEndpoint(models.Model):
     class Protocol(models.TextChoices):
         AGUI = "agui", "AG-UI"
         EXTERNAL = "external", "External agent policy"
+        A2A = "a2a", "A2A (Agent2Agent)"
 
     class AuthKind(models.TextChoices):
         NONE = "none", "None"
@@ -69,14 +70,20 @@ class AgentEndpoint(models.Model):
         "base URL",
         max_length=500,
         validators=[validate_agent_url],
-        help_text="AG-UI: the URL runs are POSTed to. External agents: the base of /policy, /prepare ...",
+        help_text=(
+            "AG-UI: the URL runs are POSTed to. External agents: the base of /policy, /prepare ... "
+            "A2A: the base its Agent Card is read from ({base URL}/.well-known/agent-card.json)."
+        ),
     )
     discovery_url = models.URLField(
         "discovery URL override",
         max_length=500,
         blank=True,
         validators=[validate_agent_url],
-        help_text="Leave empty to use {base URL}/capabilities (AG-UI) or {base URL}/policy (external).",
+        help_text=(
+            "Leave empty to use {base URL}/capabilities (AG-UI), {base URL}/policy (external) or "
+            "{base URL}/.well-known/agent-card.json (A2A)."
+        ),
     )
     auth_kind = models.CharField(
         "credentials", max_length=16, choices=AuthKind.choices, default=AuthKind.NONE
@@ -173,6 +180,8 @@ class CapabilitySnapshot(models.Model):
         NONE = "none", "No discovery"
         INVALID = "invalid", "Invalid declaration"
         UNREACHABLE = "unreachable", "Unreachable"
+        # A valid A2A Agent Card offering no interface the client speaks (gRPC only, say).
+        UNSUPPORTED = "unsupported", "Interface not supported"
 
     endpoint = models.ForeignKey(AgentEndpoint, on_delete=models.CASCADE, related_name="snapshots")
     status = models.CharField(max_length=16, choices=Status.choices)

@@ -23,9 +23,10 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from agents_ui.capabilities import Kind
+from agents_ui.capabilities import Kind, read_card
 from agents_ui.decisions import CONTROL_LABELS, CONTROL_NAMES, Plan, decide
 from agents_ui.sdk import AgentError, PublicExternalAgentPolicy, parse_capabilities
+from agents_ui.sdk.a2a import normalised_card
 from agents_ui.sdk.agui import normalize_capabilities
 
 ChangeKind = Literal["added", "removed", "changed"]
@@ -35,6 +36,7 @@ NAMED_LISTS: dict[str, tuple[str, str]] = {
     "tools.items": ("name", "tool"),
     "multiAgent.subagents": ("name", "sub-agent"),
     "domainTools": ("publicName", "domain tool"),
+    "skills": ("id", "skill"),
 }
 
 _MISSING: Any = object()
@@ -44,7 +46,7 @@ _MISSING: Any = object()
 class Declaration:
     """One snapshot as the diff needs it."""
 
-    protocol: str  # "agui" | "external"
+    protocol: str  # "agui" | "external" | "a2a"
     status: str  # declared | none | invalid | unreachable
     payload: Mapping[str, Any] | None
 
@@ -209,11 +211,18 @@ def _normalized(declaration: Declaration) -> Mapping[str, Any] | None:
         return None
     if declaration.protocol == "agui":
         return normalize_capabilities(payload)
+    if declaration.protocol == "a2a":
+        try:
+            return normalised_card(payload)  # a 0.3 card compared in 1.0 names
+        except AgentError:
+            return payload
     return payload
 
 
 def plan_for(declaration: Declaration, overrides: Mapping[str, str] | None = None) -> Plan:
     """The workspace this declaration gives (every permission granted, nothing observed)."""
+    if declaration.protocol == "a2a":
+        return _card_plan(declaration, overrides)
     payload = _normalized(declaration)
     capabilities = policy = None
     if payload is not None:
@@ -225,6 +234,14 @@ def plan_for(declaration: Declaration, overrides: Mapping[str, str] | None = Non
         except (AgentError, ValidationError):  # stored as declared, so it validated once
             capabilities = policy = None
     return decide(capabilities=capabilities, policy=policy, overrides=overrides or {})
+
+
+def _card_plan(declaration: Declaration, overrides: Mapping[str, str] | None) -> Plan:
+    """An A2A Agent Card's workspace, the card read in the SDK's 1.0 names (so its paths are too)."""
+    card = _normalized(declaration)
+    if card is None:
+        return decide(overrides=overrides or {})
+    return decide(profile=read_card(card, declaration.payload), overrides=overrides or {})
 
 
 def _generic(path: str) -> str:

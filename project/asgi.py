@@ -121,4 +121,7 @@ async def _refuse(send, limit: int) -> None:
 
 
 django.setup(set_prefix=False)
-application = BoundedBody(StaticFilesHandler(AgentsUIASGIHandler()))
+
+from agents_ui.demo.a2a.server import DemoA2AAgents  # noqa: E402  (needs the apps loaded)
+
+application = BoundedBody(DemoA2AAgents(StaticFilesHandler(AgentsUIASGIHandler())))

@@ -15,7 +15,7 @@ import pytest
 from ag_ui.core import AgentCapabilities
 
 from agents_ui import decisions
-from agents_ui.capabilities import RateLimit, SubagentInfo
+from agents_ui.capabilities import RateLimit, SubagentInfo, read_card
 from agents_ui.decisions import (
     CONTROL_NAMES,
     Decision,
@@ -429,6 +429,7 @@ def test_structured_output_details_are_the_granted_modules_not_the_offered_ones(
 SUPPORTED = {
     "reasoning": {"capabilities": agui(reasoning={"supported": True})},
     "subagents": {"capabilities": agui(multiAgent={"subagents": SUBAGENTS})},
+    "skills": {"profile": read_card({"skills": [{"id": "plan", "name": "Plan", "examples": ["Plan it"]}]})},
     "upload": {"policy": external(**FILES_ON)},
     "approvals": {"capabilities": agui(humanInTheLoop={"approvals": True})},
     "tools": {"capabilities": agui(tools={"supported": True, "items": AGUI_TOOLS})},
@@ -454,11 +455,13 @@ SUPPORTED = {
     "code-execution": {"capabilities": agui(execution={"codeExecution": True, "sandboxed": True})},
     "memory": {"capabilities": agui(state={"memory": True})},
     "throttle": {"capabilities": agui(custom={"rateLimit": {"maxRequestsPerMinute": 6}})},
+    "generative-ui": {"capabilities": agui(custom={"a2ui": {"v0.9": {"supportedCatalogIds": ["basic"]}}})},
     "custom": {"capabilities": agui(custom={"region": "eu"})},
 }
 UNSUPPORTED = {
     "reasoning": {"capabilities": agui(reasoning={"supported": False})},
     "subagents": {"capabilities": agui(multiAgent={"subagents": []})},
+    "skills": {"profile": read_card({"skills": []})},
     "upload": {"policy": external(capabilities={"files": False})},
     "approvals": {"capabilities": agui(humanInTheLoop={"approvals": False, "interrupts": False})},
     "tools": {"capabilities": agui(tools={"supported": False})},
@@ -487,6 +490,7 @@ UNSUPPORTED = {
     },
     "code-execution": {"capabilities": agui(execution={"codeExecution": False})},
     "memory": {"capabilities": agui(state={"memory": False})},
+    "generative-ui": {"capabilities": agui(custom={"a2ui": False})},
     "custom": {"capabilities": agui(custom={})},
 }
 SILENT: dict[str, Any] = {"capabilities": agui()}  # discovery answered {}: nothing declared
@@ -616,7 +620,8 @@ def test_a_user_without_any_permission_still_sees_the_other_controls() -> None:
         "stream-profile",
         "media-output",
     )
-    others += ("frontend-tools", "transport", "code-execution", "memory", "throttle", "custom")
+    others += ("frontend-tools", "transport", "code-execution", "memory", "throttle", "generative-ui")
+    others += ("custom",)
     for name in others:
         assert decide(**SUPPORTED[name], user=nobody)[name].shown, name
 

@@ -52,6 +52,8 @@ async def check_connections(endpoints: Iterable[AgentEndpoint]) -> list[Connecti
 
 
 def _what_it_declared(endpoint: AgentEndpoint) -> str:
+    if endpoint.protocol == AgentEndpoint.Protocol.A2A:
+        return "an Agent Card"
     return "a policy" if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL else "capabilities"
 
 
@@ -66,6 +68,8 @@ def connection_message(check: ConnectionCheck) -> tuple[int, str]:
     if found.status == Status.NONE:
         text = f"no discovery at {found.source_url} (capabilities unknown, a normal state)"
         return messages.WARNING, head + text
+    if found.status == Status.UNSUPPORTED:
+        return messages.WARNING, endpoint.scrub(head + f"no interface this product can use: {found.error}")
     return messages.WARNING, endpoint.scrub(head + f"invalid declaration: {found.error}")
 
 

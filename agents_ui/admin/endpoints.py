@@ -24,8 +24,11 @@ from django.views.decorators.http import require_POST
 from agents_ui.admin import checks, history
 from agents_ui.admin.forms import OVERRIDE_FIELDS, AgentEndpointForm
 from agents_ui.admin.listing import AccessFilter, DiscoveryStatusFilter, annotate_endpoints, status_html
+from agents_ui.capabilities import read_card
 from agents_ui.endpoints import discovery as discovery_service
-from agents_ui.models import AgentEndpoint
+from agents_ui.models import AgentEndpoint, CapabilitySnapshot
+from agents_ui.sdk import AgentError
+from agents_ui.sdk.a2a import normalised_card
 
 # Fields that take a credential in: only for those who may change the endpoint, never read back.
 WRITE_ONLY_FIELDS = frozenset({"credential", "clear_credential"})
@@ -49,6 +52,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug", "base_url", "description"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = [
+        "required_credentials",
         "credential_status",
         "is_demo",
         "latest_discovery",
@@ -66,6 +70,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
             "Credentials",
             {
                 "fields": [
+                    "required_credentials",
                     "auth_kind",
                     "auth_header_name",
                     "credential_status",
@@ -156,6 +161,31 @@ class AgentEndpointAdmin(admin.ModelAdmin):
             snapshot.source,
             link,
             error,
+        )
+
+    @admin.display(description="what the agent requires")
+    def required_credentials(self, obj: AgentEndpoint) -> SafeString | str:
+        """An A2A card's security schemes: the credential an admin must set below."""
+        schemes = required_credentials(obj)
+        if schemes is None:
+            return "Its declaration names no security scheme."
+        if not schemes:
+            return "Its Agent Card declares no security scheme: no credential is needed."
+        return format_html(
+            '<ul class="required-credentials">{}</ul>',
+            format_html_join(
+                "",
+                "<li><code>{}</code>: {}{}{}</li>",
+                (
+                    (
+                        c.name,
+                        c.kind,
+                        f" ({c.detail})" if c.detail else "",
+                        f" — {c.description}" if c.description else "",
+                    )
+                    for c in schemes
+                ),
+            ),
         )
 
     @admin.display(description="who may use it")
@@ -283,3 +313,22 @@ class AgentEndpointAdmin(admin.ModelAdmin):
                 can_rediscover=self.has_change_permission(request, obj),
             )
         return super().render_change_form(request, context, *args, **kwargs)
+
+
+def required_credentials(endpoint: AgentEndpoint) -> tuple[Any, ...] | None:
+    """The security schemes the endpoint's last stored Agent Card declares (None: no card says)."""
+    if endpoint.protocol != AgentEndpoint.Protocol.A2A:
+        return None
+    payload = (
+        endpoint.snapshots.filter(status=CapabilitySnapshot.Status.DECLARED)
+        .order_by("-last_seen_at")
+        .values_list("payload", flat=True)
+        .first()
+    )
+    if not isinstance(payload, dict):
+        return None
+    try:
+        profile = read_card(normalised_card(payload), payload)
+    except AgentError:
+        return None
+    return profile.credentials.value or ()

@@ -7,7 +7,7 @@ decisions (agents_ui.decisions, reading only the profile). Pure Python: no Djang
 from agents_ui.capabilities.observations import Observations
 from agents_ui.capabilities.profile import CapabilityProfile, Shape
 from agents_ui.capabilities.provenance import UNSAID, Fact, Kind, Provenance
-from agents_ui.capabilities.readers import read_agui, read_declaration, read_policy
+from agents_ui.capabilities.readers import read_agui, read_card, read_declaration, read_policy
 from agents_ui.capabilities.values import RateLimit, SpendLimit, SubagentInfo, ToolInfo
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "SubagentInfo",
     "ToolInfo",
     "read_agui",
+    "read_card",
     "read_declaration",
     "read_policy",
 ]

@@ -14,18 +14,25 @@ from typing import Any
 
 from agents_ui.capabilities.observations import Observations
 from agents_ui.capabilities.provenance import UNSAID, Fact, Kind, Provenance
-from agents_ui.capabilities.values import RateLimit, SpendLimit, SubagentInfo, ToolInfo
+from agents_ui.capabilities.values import (
+    CredentialInfo,
+    RateLimit,
+    SkillInfo,
+    SpendLimit,
+    SubagentInfo,
+    ToolInfo,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Shape:
     """Which shape a declaration was read as, and how to say that it has no field for something."""
 
-    key: str  # agui | agui-empty | crewai | strands | unknown | external | none
+    key: str  # agui | agui-empty | crewai | strands | unknown | external | a2a | none
     label: str
     # What a reason names when the shape has no field for a control ("capabilities", "policy").
     root: str
-    protocol: str | None  # agui | external; None without a declaration
+    protocol: str | None  # agui | external | a2a; None without a declaration
     missing: str  # "Not declared: ... {what}"
 
     @property
@@ -78,6 +85,13 @@ EXTERNAL = Shape(
     "policy",
     "external",
     "Not declared: the external agent policy has no field for {what}",
+)
+A2A = Shape(
+    "a2a",
+    "A2A Agent Card",
+    "card",
+    "a2a",
+    "Not declared: an A2A Agent Card has no field for {what}",
 )
 NONE = Shape(
     "none",
@@ -200,6 +214,14 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
+class GenerativeUI:
+    """Interfaces the agent builds: A2UI (capabilities/readers/a2ui.py)."""
+
+    a2ui: Fact[bool] = UNSAID
+    catalogs: Fact[tuple[str, ...]] = UNSAID  # A2UI catalogue ids it generates
+
+
+@dataclass(frozen=True, slots=True)
 class StreamProfiles:
     offered: Fact[tuple[str, ...]] = UNSAID
     default: Fact[str] = UNSAID
@@ -255,8 +277,21 @@ class Seen:
         return self._fact("state_seen")
 
     @property
+    def subagents(self) -> Fact[tuple[SubagentInfo, ...]]:
+        """The sub-agents runs showed at work, by name (unknown until a run named one)."""
+        names = self.record.subagent_names
+        if not names:
+            return UNSAID
+        found = tuple(SubagentInfo(name) for name in names)
+        return Fact(found, (Provenance(RUNS, "subagent_names", list(names), Kind.OBSERVED),))
+
+    @property
     def media(self) -> Fact[bool]:
         return self._fact("media_seen")
+
+    @property
+    def a2ui(self) -> Fact[bool]:
+        return self._fact("a2ui_seen")
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,11 +311,15 @@ class CapabilityProfile:
     human_in_the_loop: HumanInTheLoop = HumanInTheLoop()
     custom: Fact[Mapping[str, Any]] = UNSAID
     files: Files = Files()
+    generative_ui: GenerativeUI = GenerativeUI()
     limits: Limits = Limits()
     stream_profiles: StreamProfiles = StreamProfiles()
     host_context: HostContext = HostContext()
     negotiation: Negotiation = Negotiation()
     seen: Seen = Seen()
+    # A2A: the skills the card names, and the credentials its security schemes require.
+    skills: Fact[tuple[SkillInfo, ...]] = UNSAID
+    credentials: Fact[tuple[CredentialInfo, ...]] = UNSAID
     # Fields the reader kept without acting on them: non-standard categories and extra keys.
     extensions: tuple[Provenance, ...] = ()
     # A declaration in an unknown shape: every top-level field, kept and shown, none read.

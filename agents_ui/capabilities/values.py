@@ -67,3 +67,26 @@ class SpendLimit(Readable):
     limit: float
     currency: str
     window_seconds: int
+
+
+@dataclass(frozen=True, slots=True)
+class SkillInfo(Readable):
+    """A skill an A2A agent's card names: what the person may ask it for, with example prompts."""
+
+    id: str
+    name: str
+    description: str = ""
+    tags: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    input_modes: tuple[str, ...] | None = None  # None: the card's default input modes
+    output_modes: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CredentialInfo(Readable):
+    """A security scheme an A2A agent's card requires: what an admin must set for it."""
+
+    name: str
+    kind: str  # api-key | http | oauth2 | openid-connect | mutual-tls
+    description: str = ""
+    detail: str = ""  # the header or scheme named ("header X-Api-Key", "bearer JWT" ...)

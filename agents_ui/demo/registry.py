@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from agents_ui.demo.a2a import server as a2a_server
 from agents_ui.demo.agui.base import AgUiDemoAgent
+from agents_ui.demo.agui.booking import BookingDesk
 from agents_ui.demo.agui.cipher import Cipher
 from agents_ui.demo.agui.document_reviewer import DocumentReviewer
 from agents_ui.demo.agui.legacy import Legacy
@@ -26,6 +28,7 @@ from agents_ui.models import AgentEndpoint
 
 AGUI = AgentEndpoint.Protocol.AGUI
 EXTERNAL = AgentEndpoint.Protocol.EXTERNAL
+A2A = AgentEndpoint.Protocol.A2A
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,10 @@ class DemoAgent:
     demonstrates: str
 
     def url(self, base_url: str) -> str:
-        """AG-UI: the run URL (discovery is {url}/capabilities). External: the base of /policy ..."""
+        """AG-UI: the run URL (discovery is {url}/capabilities). External: the base of /policy ...
+        A2A: the base of its Agent Card (/.well-known/agent-card.json)."""
+        if self.protocol == A2A:
+            return f"{base_url.rstrip('/')}/demo-a2a/{self.slug}"
         root = f"{base_url.rstrip('/')}/demo-agents/{self.slug}"
         return f"{root}/" if self.protocol == AGUI else root
 
@@ -103,6 +109,14 @@ DEMO_AGENTS: list[DemoAgent] = [
         "encrypted reasoning (REASONING_ENCRYPTED_VALUE only)",
     ),
     DemoAgent(
+        "booking-desk",
+        "Booking Desk",
+        AGUI,
+        "Books meeting rooms through a form it builds for you: a day, a room, then a confirmation card.",
+        "A2UI v0.9 surfaces in ACTIVITY_SNAPSHOT / ACTIVITY_DELTA, button actions back as "
+        "forwardedProps.a2uiAction, custom.a2ui",
+    ),
+    DemoAgent(
         "legacy",
         "Legacy Helpdesk Bot",
         AGUI,
@@ -131,6 +145,14 @@ DEMO_AGENTS: list[DemoAgent] = [
         "A preview agent that requires a newer client SDK.",
         "sdk.minVersion above the product's SDK: 426 on every call but /policy",
     ),
+    DemoAgent(
+        "trip-planner",
+        "Trip Planner",
+        A2A,
+        "Plans trips over A2A: asks where you want to go, streams an itinerary, reads your lists.",
+        "an A2A Agent Card: skills with examples, file input modes, streaming, artifacts (text, file, "
+        "data), input-required, auth-required, failed and rejected tasks, tasks/cancel",
+    ),
 ]
 
 DEMO_AGENTS_BY_SLUG: dict[str, DemoAgent] = {agent.slug: agent for agent in DEMO_AGENTS}
@@ -147,6 +169,7 @@ AGUI_AGENTS: dict[str, AgUiDemoAgent] = {
         Toolsmith(),
         Studio(),
         Cipher(),
+        BookingDesk(),
         Legacy(),
     )
 }
@@ -161,6 +184,7 @@ def reset_state() -> None:
     for agent in AGUI_AGENTS.values():
         agent.reset()
     STORE.clear()
+    a2a_server.reset()
 
 
 def credential_fields() -> dict[str, str]:

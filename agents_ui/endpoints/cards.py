@@ -19,7 +19,8 @@ class Badge:
 
 @dataclass(frozen=True)
 class StatusLine:
-    key: str  # declared | declares-nothing | unknown-shape | none | invalid | unreachable | newer-client
+    # declared | declares-nothing | unknown-shape | none | invalid | unsupported | unreachable | newer-client
+    key: str
     text: str
 
 
@@ -42,6 +43,8 @@ FILTERS: dict[str, str] = {
     "reasoning": "Shows reasoning",
     "tools": "Uses tools",
     "state": "Shared state",
+    "skills": "Has skills",
+    "asks": "Asks the person",
 }
 
 
@@ -59,6 +62,8 @@ def status_line(discovery: Discovery, plan: Plan | None = None) -> StatusLine:
         return StatusLine("none", "No discovery: capabilities unknown")
     if discovery.status == Status.INVALID:
         return StatusLine("invalid", "Invalid declaration")
+    if discovery.status == Status.UNSUPPORTED:
+        return StatusLine("unsupported", "Interface not supported")
     if discovery.last_known_at:
         return StatusLine("unreachable", "Unreachable, last known from")
     return StatusLine("unreachable", "Unreachable")
@@ -114,7 +119,20 @@ def card_for(endpoint: AgentEndpoint, discovery: Discovery, plan: Plan) -> Agent
         )
     if plan["memory"].visible:
         badges.append(Badge("Remembers"))
+    _skill_badges(plan, badges, filters)
     return AgentCard(endpoint, discovery, plan, badges, filters, status_line(discovery, plan))
+
+
+def _skill_badges(plan: Plan, badges: list[Badge], filters: list[str]) -> None:
+    """The skills an agent names, and whether its tasks may stop to ask the person (input-required)."""
+    profile = plan.profile
+    skills = profile.skills.value if profile is not None else None
+    if skills:
+        badges.append(Badge(f"{len(skills)} skill{'s' if len(skills) != 1 else ''}"))
+        filters.append("skills")
+    if profile is not None and profile.human_in_the_loop.mechanism.value == "input-required":
+        badges.append(Badge("Asks the person", "warn"))
+        filters.append("asks")
 
 
 def _upload_kinds(accept: list[str]) -> str:

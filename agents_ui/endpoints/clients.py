@@ -25,6 +25,7 @@ from django.conf import settings
 
 from agents_ui.models import AgentEndpoint
 from agents_ui.sdk import AgUiAgent, ExternalAgentClient
+from agents_ui.sdk.a2a import A2AAgent
 from agents_ui.sdk.guard import GuardedTransport
 from agents_ui.sdk.stream_transport import StreamingHTTPTransport
 
@@ -82,7 +83,9 @@ def _guarded(inner: httpx.AsyncBaseTransport, allow_private: bool | None) -> htt
     )
 
 
-def sdk_client(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> AgUiAgent | ExternalAgentClient:
+def sdk_client(
+    endpoint: AgentEndpoint, client: httpx.AsyncClient
+) -> AgUiAgent | ExternalAgentClient | A2AAgent:
     """The SDK client for an endpoint, carrying its credential (server-side only)."""
     timeout = httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout)
     headers = endpoint.auth_headers()
@@ -92,6 +95,15 @@ def sdk_client(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> AgUiAgent 
         "event_idle_timeout": max(settings.AGENTS_UI_RUN_IDLE_SECONDS, endpoint.read_timeout),
         "run_time_limit": settings.AGENTS_UI_RUN_MAX_SECONDS,
     }
+    if endpoint.protocol == AgentEndpoint.Protocol.A2A:
+        return A2AAgent(
+            endpoint.base_url,
+            headers=headers,
+            timeout=timeout,
+            client=client,
+            card_url=endpoint.discovery_url or None,
+            **limits,
+        )
     if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
         return ExternalAgentClient(
             endpoint.base_url,

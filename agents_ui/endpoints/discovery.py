@@ -28,12 +28,15 @@ from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.memo import MISSING, Memo
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 from agents_ui.sdk import SDK_VERSION, AgentCapabilities, AgentError, PublicExternalAgentPolicy
+from agents_ui.sdk.a2a import normalised_card
+from agents_ui.sdk.a2a import pb as a2a_types
 from agents_ui.sdk.agui import parse_capabilities
 from agents_ui.sdk.external import parse_policy
 
 logger = logging.getLogger(__name__)
 
 Status = CapabilitySnapshot.Status
+AgentCard = a2a_types.AgentCard
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,16 @@ class Discovery:
             return "Nothing answered at its address: it may be stopped, or moved."
         if self.status == Status.INVALID:
             return "Its declaration of what it can do is not valid."
+        if self.status == Status.UNSUPPORTED:
+            return "It offers only connections this product cannot use."
         return ""
+
+    @cached_property
+    def card(self) -> dict[str, Any] | None:
+        """An A2A agent's card in the SDK's 1.0 field names (None when it no longer parses)."""
+        if self.protocol != AgentEndpoint.Protocol.A2A or self.declaration is None:
+            return None
+        return _parse(AgentCard, self.declaration, self.digest)
 
     @cached_property
     def capabilities(self) -> AgentCapabilities | None:
@@ -102,7 +114,11 @@ _PARSED = Memo("parsed declarations", size=2048)
 
 
 # The SDK's parsers bound depth and size before any validator recurses into a declaration.
-_PARSERS = {AgentCapabilities: parse_capabilities, PublicExternalAgentPolicy: parse_policy}
+_PARSERS = {
+    AgentCapabilities: parse_capabilities,
+    PublicExternalAgentPolicy: parse_policy,
+    AgentCard: normalised_card,
+}
 
 
 def _parse(model: Any, data: dict[str, Any], digest: str = "") -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ag_ui.core import Tool
 
+from agents_ui.capabilities import read_card
 from agents_ui.decisions import Observations, Plan, UserAbilities, decide
 from agents_ui.endpoints.discovery import Discovery, discover_one
 from agents_ui.endpoints.memo import Memo
@@ -59,6 +60,15 @@ class PlanInputs:
             plan = _PLANS.get(key)
             if plan is not None:
                 return plan
+        if discovery.protocol == AgentEndpoint.Protocol.A2A:
+            plan = decide(
+                profile=read_card(discovery.card, discovery.declaration),
+                overrides=endpoint.overrides or {},
+                user=self.user,
+                observed=observed,
+                fallback_identity={"name": endpoint.name, "description": endpoint.description},
+            )
+            return _PLANS.put(key, plan) if key is not None else plan
         plan = decide(
             capabilities=discovery.capabilities,
             policy=prepared.policy if prepared else discovery.policy,
@@ -72,8 +82,6 @@ class PlanInputs:
 
 
 _PLANS = Memo("plans", size=4096)
-# Sub-agents named by runs are kept on the endpoint: at most this many (agents name them freely).
-MAX_REMEMBERED_SUBAGENTS = 50
 
 
 async def plan_inputs(
@@ -105,29 +113,13 @@ def observations_of(endpoint: AgentEndpoint, shown: Observed | None = None) -> O
     return stored if shown is None else stored | Observations.of(shown)
 
 
-def observed_subagents(endpoint: AgentEndpoint) -> list[str]:
-    """The names of the sub-agents runs of this agent showed at work, in the order first seen."""
-    return observed_subagents_of(endpoint.observed or {})
-
-
 def remembered(
     observed: dict[str, Any] | None, shown: Observed, subagents: list[str]
 ) -> dict[str, Any] | None:
     """What an endpoint keeps after a run showed ``shown`` (and these sub-agents): None if nothing new."""
     before = dict(observed or {})
-    after = {**before, **(Observations.from_json(before) | Observations.of(shown)).to_json()}
-    names = observed_subagents_of(before)
-    for name in subagents:
-        if name and name not in names and len(names) < MAX_REMEMBERED_SUBAGENTS:
-            names.append(name[:200])
-    if names:
-        after["subagent_names"] = names
+    after = {**before, **(Observations.from_json(before) | Observations.of(shown, subagents)).to_json()}
     return after if after != before else None
-
-
-def observed_subagents_of(observed: dict[str, Any]) -> list[str]:
-    names = observed.get("subagent_names")
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
 def offers_client_tools(declaration: Any) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agents_ui.models import AgentEndpoint, Run, RunEvent
+from agents_ui.sdk import a2a
 from agents_ui.sdk.agui import parse_event_object
 from agents_ui.sdk.policy import EXTERNAL_EVENT_TYPES, Done, ExternalEvent, LegacyText
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
@@ -21,6 +22,8 @@ logger = logging.getLogger(__name__)
 
 def event_record(event: Any) -> tuple[str, str]:
     """A typed event -> (type, JSON text) for the run's event log."""
+    if isinstance(event, a2a.pb.StreamResponse):
+        return a2a.event_record(event)
     if isinstance(event, ExternalEvent):
         if isinstance(event, LegacyText):
             return "legacy:text", json.dumps({"text": event.text})
@@ -33,6 +36,8 @@ def event_record(event: Any) -> tuple[str, str]:
 def event_from_record(protocol: str, type_: str, payload: dict[str, Any]) -> Any:
     if protocol == AgentEndpoint.Protocol.AGUI:
         return parse_event_object(payload)
+    if protocol == AgentEndpoint.Protocol.A2A:
+        return a2a.event_from_record(type_, payload)
     if type_ == "legacy:text":
         return LegacyText(text=payload.get("text", ""))
     if type_ == "legacy:done":

@@ -7,12 +7,14 @@ resumes opened: a thread's runs are folded oldest first, each seeing the ones be
 
 from __future__ import annotations
 
+from typing import Any
+
 from agents_ui.models import ApprovalRecord, Run
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.live import live_run, thread_runs
 from agents_ui.sdk.transcript import Transcript
 
-__all__ = ["decided_for", "thread_runs", "transcript_of"]
+__all__ = ["decided_for", "decided_in", "thread_runs", "transcript_of"]
 
 
 def transcript_of(run: Run) -> Transcript:
@@ -23,6 +25,14 @@ def transcript_of(run: Run) -> Transcript:
 def decided_for(run: Run) -> dict[str, ApprovalRecord]:
     """The decisions already recorded for this run's requests: request id -> record."""
     return {r.request_id: r for r in ApprovalRecord.objects.filter(run=run).select_related("decided_by")}
+
+
+def decided_in(conversation: Any) -> dict[Any, dict[str, ApprovalRecord]]:
+    """The decisions recorded on a conversation's runs: run id -> request id -> record."""
+    found: dict[Any, dict[str, ApprovalRecord]] = {}
+    for record in ApprovalRecord.objects.filter(run__conversation=conversation).select_related("decided_by"):
+        found.setdefault(record.run_id, {})[record.request_id] = record
+    return found
 
 
 REASONING_EVENTS = ("REASONING", "THINKING")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ag_ui.core import (
+    Context,
     DataSource,
     DocumentPart,
     ImagePart,
@@ -25,7 +26,7 @@ from django.http import HttpRequest
 
 from agents_ui.decisions import Plan
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
-from agents_ui.sdk import ExternalAgentClient
+from agents_ui.sdk import ExternalAgentClient, a2ui
 from agents_ui.sdk.history import agui_history
 from agents_ui.sdk.transcript import Transcript
 
@@ -37,6 +38,7 @@ class RunRequest:
     kind: str = "message"  # "message" | "resume"
     message_id: int | None = None
     subagent: str = ""
+    skill: str = ""  # the skill the person chose (an A2A agent's card names them)
     stream_profile: str = ""
     output_module_types: tuple[str, ...] = ()
     host_context: dict[str, Any] = field(default_factory=dict)
@@ -49,6 +51,7 @@ class RunRequest:
             "kind": self.kind,
             "message_id": self.message_id,
             "subagent": self.subagent,
+            "skill": self.skill,
             "stream_profile": self.stream_profile,
             "output_module_types": list(self.output_module_types),
             "host_context": self.host_context,
@@ -94,7 +97,7 @@ def host_context(
 
 
 def agui_input(
-    run: Run, earlier: Sequence[tuple[Run, Transcript]], *, send_state: bool = True
+    run: Run, earlier: Sequence[tuple[Run, Transcript]], *, send_state: bool = True, offer_a2ui: bool = False
 ) -> RunAgentInput:
     """The thread so far, and this run's request, as AG-UI wants it.
 
@@ -102,6 +105,8 @@ def agui_input(
     run sends the whole AG-UI history (docs/PROTOCOLS.md 1.1): an agent that keeps no thread of
     its own knows it only from there, and checks that each tool result answers a call it holds.
     The last state goes back only with ``send_state`` (where state persists, or the agent did not say).
+    With ``offer_a2ui`` the context names the A2UI catalogue this product renders; a person's action
+    on a surface travels as ``forwardedProps.a2uiAction`` (sdk/a2ui.py).
     """
     conversation = run.conversation
     request = run.request or {}
@@ -135,6 +140,12 @@ def agui_input(
     if request.get("subagent"):
         # docs/PROTOCOLS.md 1.1: the sub-agent the person chose travels as forwardedProps.subagent.
         forwarded["subagent"] = request["subagent"]
+    action = request.get("a2ui_action")
+    if isinstance(action, dict) and isinstance(action.get("userAction"), dict):
+        forwarded["a2uiAction"] = {"userAction": action["userAction"]}
+        if action.get("dataModel") is not None:
+            forwarded["a2uiClientDataModel"] = {"surfaces": {action.get("surface"): action["dataModel"]}}
+    context = [Context(**a2ui.catalogue_context())] if offer_a2ui else []
     resume = [ResumeEntry.model_validate(entry) for entry in request.get("resume") or []]
     return RunAgentInput(
         thread_id=conversation.thread_id,
@@ -143,7 +154,7 @@ def agui_input(
         messages=messages,
         state=previous.state if previous else None,
         tools=[],
-        context=[],
+        context=context,
         forwarded_props=forwarded or None,
         resume=resume or None,
     )

@@ -33,10 +33,12 @@ from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import offered_client_tools, remembered
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
+from agents_ui.runs.a2a import a2a_events
 from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.inputs import ToolAnswer, agui_input, external_events
 from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError, ExternalAgentClient
+from agents_ui.sdk.a2a import A2AAgent
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 
 logger = logging.getLogger(__name__)
@@ -205,6 +207,8 @@ class Connection:
     stream: bool = True
     resume: bool = False
     send_state: bool = True
+    # Tell the agent which A2UI catalogue this product renders (docs/PROTOCOLS.md, generative UI).
+    offer_a2ui: bool = False
 
     @classmethod
     def of(cls, plan: Plan | None) -> Connection:
@@ -215,6 +219,7 @@ class Connection:
             stream=bool(transport.stream),
             resume=bool(transport.resume),
             send_state=bool(plan["state"].details.send_state_back),
+            offer_a2ui=plan["generative-ui"].shown and bool(plan["generative-ui"].details.advertise),
         )
 
 
@@ -273,14 +278,18 @@ async def _drive(run: Run, live: LiveRun) -> None:
             live.builder = TranscriptBuilder(live.transcript, earlier=[t for _, t in earlier])
             live.earlier_runs = [r for r, _ in earlier]
             live.notify()  # followers learn the earlier runs
-            if isinstance(agent, ExternalAgentClient):
+            if isinstance(agent, A2AAgent):
+                events = a2a_events(agent, run, [t for _, t in earlier], stream=live.connection.stream)
+            elif isinstance(agent, ExternalAgentClient):
                 agent.timeout = httpx.Timeout(
                     max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
                 )
                 events = await external_events(agent, run)
             else:
                 how = live.connection
-                run_input = await sync_to_async(agui_input)(run, earlier, send_state=how.send_state)
+                run_input = await sync_to_async(agui_input)(
+                    run, earlier, send_state=how.send_state, offer_a2ui=how.offer_a2ui
+                )
                 tools = await offered_client_tools(endpoint)
                 events = agent.run_frames(
                     run_input.model_copy(update={"tools": tools}), stream=how.stream, resume=how.resume

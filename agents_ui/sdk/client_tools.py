@@ -28,6 +28,7 @@ __all__ = [
     "CHOOSE",
     "CLIENT_TOOLS",
     "CONFIRM",
+    "CONFIRM_CHANGES",
     "DISMISSED",
     "REQUEST_FORM",
     "FormField",
@@ -39,6 +40,11 @@ __all__ = [
 ]
 
 ASK_USER, REQUEST_FORM, CONFIRM, CHOOSE = "ask_user", "request_form", "confirm", "choose"
+# Microsoft Agent Framework's own frontend tool: it asks the person to confirm a call it made
+# (``function_name``, ``function_call_id``, ``function_arguments``, ``steps``). The client answers
+# ``{"accepted": bool, "steps": [...]}``; when an approval interrupt names the same call, the
+# framework takes the answer only as that interrupt's resume.
+CONFIRM_CHANGES = "confirm_changes"
 DISMISSED = "The user dismissed this request without answering."
 
 # Bounds on what an agent may ask: a form's schema, its fields, an answer.
@@ -150,6 +156,22 @@ CLIENT_TOOLS: tuple[Tool, ...] = (
     ),
 )
 _BY_NAME = {tool.name: tool for tool in CLIENT_TOOLS}
+_CONFIRM_CHANGES_ARGS = {
+    "type": "object",
+    "properties": {
+        "function_name": _LABEL,
+        "function_call_id": _LABEL,
+        "function_arguments": {"type": "object"},
+        "steps": {
+            "type": "array",
+            "maxItems": MAX_OPTIONS,
+            "items": {
+                "type": "object",
+                "properties": {"description": {"type": "string", "maxLength": 1000}, "status": _LABEL},
+            },
+        },
+    },
+}
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -323,6 +345,19 @@ class ClientToolCall:
     args: dict[str, Any]
     fields: list[FormField] = field(default_factory=list)
 
+    @property
+    def confirms(self) -> str:
+        """The call a ``confirm_changes`` asks about ("" for the other tools)."""
+        return str(self.args.get("function_call_id") or "") if self.name == CONFIRM_CHANGES else ""
+
+    def arguments_json(self) -> str:
+        """The arguments of the call a ``confirm_changes`` asks about, as the card shows them."""
+        value = self.args.get("function_arguments") or {}
+        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True) if value else ""
+
+    def steps(self) -> list[str]:
+        return [str(step.get("description") or "") for step in self.args.get("steps") or []]
+
     def option_labels(self) -> list[dict[str, str]]:
         return [
             {
@@ -337,6 +372,10 @@ class ClientToolCall:
 def client_tool(name: str, args: Any) -> ClientToolCall | None:
     """The call as one of the client's tools, or None when it is not one (or its arguments do not
     fit: then it is answered as any other call)."""
+    if name == CONFIRM_CHANGES:
+        if not isinstance(args, dict) or schema_problem(args, _CONFIRM_CHANGES_ARGS):
+            return None
+        return ClientToolCall(name, args)
     tool = _BY_NAME.get(name)
     if tool is None or not isinstance(args, dict) or schema_problem(args, tool.parameters):
         return None
@@ -360,6 +399,14 @@ def read_answer(call: ClientToolCall, data: Mapping[str, str]) -> tuple[Any, str
         if choice not in ("true", "false"):
             return None, "Choose yes or no."
         return {"confirmed": choice == "true"}, ""
+    if call.name == CONFIRM_CHANGES:
+        choice = data.get("confirmed")
+        if choice not in ("true", "false"):
+            return None, "Choose yes or no."
+        # The steps go back with their status, as Agent Framework reads a confirmation.
+        status = "enabled" if choice == "true" else "disabled"
+        steps = [{**step, "status": status} for step in call.args.get("steps") or []]
+        return {"accepted": choice == "true", "steps": steps}, ""
     if call.name == CHOOSE:
         values = [option["value"] for option in call.option_labels()]
         choice = data.get("choice")

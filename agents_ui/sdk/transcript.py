@@ -9,17 +9,20 @@ shape. The fold never raises on a strange stream: what cannot be applied is reco
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 from collections.abc import AsyncIterable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from a2a.types.a2a_pb2 import StreamResponse as A2AStreamResponse
 from ag_ui import core as ag
 
 from . import policy as ext
+from .a2a_fold import TaskRecord, apply_stream_response
 from .state import StateKeeper
+
+A2UI_ACTIVITY = "a2ui-surface"  # AG-UI's A2UI middleware (sdk/a2ui.py)
 
 __all__ = [
     "ActivityRecord",
@@ -267,6 +270,10 @@ class ActivityRecord:
     message_id: str
     activity_type: str
     content: Any
+    # Which event of the stream first mentioned it: its place among messages and tool calls.
+    position: int = 0
+    # Counts the snapshots and patches applied: a live view redraws the block when it moves.
+    revision: int = 0
 
 
 @dataclass(slots=True)
@@ -290,6 +297,8 @@ class Observed:
     modules: bool = False
     grounding: bool = False
     media: bool = False  # an image or audio part in a tool's result
+    activities: bool = False
+    a2ui: bool = False  # an A2UI surface activity (sdk/a2ui.py)
 
     @property
     def state_events(self) -> bool:
@@ -311,6 +320,8 @@ class Transcript:
     modules: list[tuple[str, Any]] = field(default_factory=list)
     grounding: list[ext.GroundingSource] = field(default_factory=list)
     artifacts: list[ext.ArtifactCreated] = field(default_factory=list)
+    # The A2A task the run follows (agents_ui.sdk.a2a_fold); None for the other protocols.
+    task: TaskRecord | None = None
     approvals: dict[str, ApprovalRecord] = field(default_factory=dict)
     # Calls an earlier run of the thread opened and this run gave the result of (a resume):
     # id -> that earlier run's own record, which now holds the result.
@@ -417,7 +428,7 @@ class TranscriptBuilder:
         self._continued: dict[str, ToolCallRecord] = {}
         # Snapshots and patches of the state and of activities, within their bounds (sdk/state.py).
         self._state = StateKeeper("state")
-        self._activity = StateKeeper("activity")
+        self._activity_keeper = StateKeeper("activity")
         self._handlers: dict[type, Callable[[Any], None]] = {
             ag.RunStartedEvent: self._run_started,
             ag.RunFinishedEvent: self._run_finished,
@@ -466,6 +477,8 @@ class TranscriptBuilder:
             ext.RunFailed: self._x_run_failed,
             ext.LegacyText: self._x_legacy_text,
             ext.Done: self._x_done,
+            # A2A agents (agents_ui.sdk.a2a_fold)
+            A2AStreamResponse: lambda event: apply_stream_response(self, event, Outcome),
         }
 
     def apply(self, event: Any) -> None:
@@ -547,7 +560,7 @@ class TranscriptBuilder:
     def _apply_patch(self, document: Any, operations: list[Any], what: str) -> tuple[Any, bool]:
         errors = self.transcript.errors
         noted = len(errors)
-        patched = self._activity.patch(document, operations, errors)
+        patched = self._activity_keeper.patch(document, operations, errors)
         return patched, len(errors) == noted
 
     # --- AG-UI: run and steps ------------------------------------------------------------------
@@ -762,6 +775,12 @@ class TranscriptBuilder:
             )
             if role == "activity":
                 message.parts = [wire.content]
+                if wire.id not in self.transcript.activities:
+                    record = self._activity(wire.id, wire.activity_type)
+                    record.position = message.position
+                    record.content = self._activity_keeper.snapshot(
+                        None, wire.content, self.transcript.errors
+                    )
             else:
                 text, parts = _content_text(getattr(wire, "content", None))
                 message._text.set(text)
@@ -825,19 +844,28 @@ class TranscriptBuilder:
             if earlier is not None:
                 self._answer_earlier(earlier, wire.content, wire.error)
 
+    def _activity(self, message_id: str, activity_type: str) -> ActivityRecord:
+        t = self.transcript
+        t.observed.activities = True
+        t.observed.a2ui = t.observed.a2ui or activity_type == A2UI_ACTIVITY
+        record = t.activities.get(message_id)
+        if record is None:
+            record = ActivityRecord(message_id, activity_type, None, t.event_count)
+            t.activities[message_id] = record
+        record.revision += 1
+        return record
+
     def _activity_snapshot(self, event: ag.ActivitySnapshotEvent) -> None:
-        existing = self.transcript.activities.get(event.message_id)
-        if existing is not None and event.replace is False:
+        known = event.message_id in self.transcript.activities
+        record = self._activity(event.message_id, event.activity_type)
+        if known and event.replace is False:
             return
-        self.transcript.activities[event.message_id] = ActivityRecord(
-            event.message_id, event.activity_type, copy.deepcopy(event.content)
-        )
+        # Bounded like the state (sdk/state.py): past a bound the last good content stays.
+        record.activity_type = event.activity_type
+        record.content = self._activity_keeper.snapshot(record.content, event.content, self.transcript.errors)
 
     def _activity_delta(self, event: ag.ActivityDeltaEvent) -> None:
-        record = self.transcript.activities.get(event.message_id)
-        if record is None:
-            record = ActivityRecord(event.message_id, event.activity_type, {})
-            self.transcript.activities[event.message_id] = record
+        record = self._activity(event.message_id, event.activity_type)
         record.content, _ = self._apply_patch(record.content, event.patch, "ACTIVITY_DELTA")
 
     def _raw(self, event: ag.RawEvent) -> None:

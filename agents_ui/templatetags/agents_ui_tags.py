@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from django import template
@@ -46,6 +46,18 @@ def ago(moment: datetime | None) -> str:
     if (timezone.now() - moment).total_seconds() < 60:
         return "just now"
     return f"{timesince(moment).split(',')[0]} ago"
+
+
+@register.filter
+def moment(value: object) -> datetime | None:
+    """An ISO 8601 time an agent sent ("2026-12-01T12:18:52Z") as a datetime, None when it is not one."""
+    if isinstance(value, datetime):
+        return value
+    try:
+        parsed = datetime.fromisoformat(str(value or "").strip())
+    except ValueError:
+        return None
+    return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
 
 
 @register.filter

@@ -109,8 +109,12 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
     decided = await sync_to_async(decided_for)(run)
     old = RunView(run, transcript, plan, can_approve=True, decided=decided)
     new_view = RunView(new_run, transcript_of(new_run), plan, can_approve=True, live=True)
-    # The new run goes after the old one; the old one's approvals now show what was decided.
-    return TemplateResponse(request, "agents_ui/run.html#decided", {"old": old, "new": new_view})
+    # The new run goes after the old one; the old one's approvals now show what was decided, and
+    # so do the cards of the calls decided on (arguments as edited, a confirmation answered).
+    calls = [old.call_view(c) for c in transcript.tool_calls.values() if old.decision_of(c) is not None]
+    return TemplateResponse(
+        request, "agents_ui/run.html#decided", {"old": old, "new": new_view, "calls": calls}
+    )
 
 
 def _record_and_resume(run: Run, records: list[ApprovalRecord], resume: list[dict[str, Any]]) -> Run:

@@ -24,6 +24,7 @@ from agents_ui.runs.live import live_run, start_run
 from agents_ui.runs.throttle import allowance, claim
 from agents_ui.sdk import sniff_mime_type
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
+from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import new_client_token, render_workspace
@@ -86,6 +87,10 @@ async def _sent(request: HtmxHttpRequest, run: Run, message: Message | None, pla
             "conversation": conversation,
             "client_token": new_client_token(),
             "allowance": await allowance(plan, conversation.endpoint_id, await request.auser()),
+            # The page had no conversation yet: its empty state goes, and the side list gains this one.
+            "first_turn": not request.POST.get("conversation"),
+            "recent": await recent_conversations(await request.auser(), conversation.endpoint),
+            "endpoint": conversation.endpoint,
         },
     )
     return push_url(sent, conversation.get_absolute_url())
@@ -132,10 +137,20 @@ def _read_composer(
         names = {s["name"] for s in plan["subagents"].details.get("subagents") or []}
         if not plan["subagents"].visible or subagent not in names:
             raise ComposerError("Choose one of the sub-agents this agent has.")
+    skill = request.POST.get("skill") or ""
+    if skill:
+        chosen = {s.id: s for s in plan["skills"].details.get("skills") or ()}.get(skill)
+        if not plan["skills"].visible or chosen is None:
+            raise ComposerError("Choose one of the skills this agent names.")
+        if files and chosen.input_modes is not None:
+            takes = {m.lower() for m in chosen.input_modes}
+            for name, mime_type, _ in files:
+                if mime_type.lower() not in takes and f"{mime_type.split('/')[0]}/*" not in takes:
+                    raise ComposerError(f"The skill {chosen.name} does not take {name} ({mime_type}).")
     profile = request.POST.get("profile") or ""
     if profile and profile not in (plan["stream-profile"].details.get("offered") or []):
         raise ComposerError("Choose one of the stream profiles this agent offers.")
-    return content, files, {"subagent": subagent, "profile": profile}
+    return content, files, {"subagent": subagent, "skill": skill, "profile": profile}
 
 
 def _checked_upload(upload: Any, plan: Plan) -> tuple[str, str, bytes]:
@@ -224,6 +239,7 @@ def _save_turn(
             run_request = RunRequest(
                 message_id=message.pk,
                 subagent=fields["subagent"],
+                skill=fields["skill"],
                 stream_profile=fields["profile"] or (plan["stream-profile"].details.get("negotiated") or ""),
                 output_module_types=tuple(
                     plan["structured-output"].details.get("offered_module_types") or ()

@@ -16,10 +16,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
 from agents_ui.runs.live import live_run
+from agents_ui.views.access import usable_endpoint
 from agents_ui.views.htmx import HtmxHttpRequest
 
 TITLE_LIMIT = Conversation._meta.get_field("title").max_length
 SEARCH_LIMIT = 200
+RECENT_LIMIT = 8
 
 
 @login_required
@@ -47,6 +49,39 @@ async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
     return TemplateResponse(request, "agents_ui/conversations.html", {"groups": groups, "query": query})
 
 
+async def recent_conversations(user: Any, endpoint: AgentEndpoint) -> list[Conversation]:
+    """The person's latest conversations with this agent, for the workspace's side column."""
+    found = Conversation.objects.filter(user=user, endpoint=endpoint).select_related("endpoint")
+    found = found.order_by("-updated_at")
+    return [c async for c in found[:RECENT_LIMIT]]
+
+
+def side_list(
+    request: HttpRequest,
+    endpoint: AgentEndpoint,
+    current: Conversation | None,
+    recent: list[Conversation],
+    **extra: Any,
+) -> TemplateResponse:
+    context = {"endpoint": endpoint, "conversation": current, "recent": recent, **extra}
+    return TemplateResponse(request, "agents_ui/conversation_list.html", context)
+
+
+@login_required
+async def conversation_list(request: HtmxHttpRequest, slug: str) -> TemplateResponse:
+    """The side column's list again, as it is now (a conversation renamed or deleted elsewhere)."""
+    endpoint = await usable_endpoint(request, slug, announce=False)
+    recent = await recent_conversations(await request.auser(), endpoint)
+    current = next((c for c in recent if str(c.pk) == request.GET.get("current")), None)
+    if current is None and request.GET.get("current"):
+        user = await request.auser()
+        try:
+            current = await Conversation.objects.aget(pk=request.GET["current"], user=user, endpoint=endpoint)
+        except (Conversation.DoesNotExist, ValidationError):
+            current = None  # deleted meanwhile: the list no longer offers to rename it
+    return side_list(request, endpoint, current, recent)
+
+
 async def _own(request: HttpRequest, conversation_id: Any) -> Conversation:
     """One of this person's conversations (anyone else's is "not found")."""
     user = await request.auser()
@@ -59,14 +94,25 @@ async def _own(request: HttpRequest, conversation_id: Any) -> Conversation:
 @login_required
 @require_POST
 async def rename(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
+    """A new name; from the workspace's side column (htmx), the list comes back with it."""
     thread = await _own(request, conversation_id)
     title = " ".join((request.POST.get("title") or "").split())
-    if not title:
-        messages.error(request, "Give the conversation a name.")
-    elif len(title) > TITLE_LIMIT:
-        messages.error(request, f"A name has at most {TITLE_LIMIT} characters.")
-    else:
+    problem = (
+        "Give the conversation a name."
+        if not title
+        else f"A name has at most {TITLE_LIMIT} characters."
+        if len(title) > TITLE_LIMIT
+        else ""
+    )
+    if not problem:
         await Conversation.objects.filter(pk=thread.pk).aupdate(title=title)
+        thread.title = title
+    if request.htmx:
+        recent = await recent_conversations(await request.auser(), thread.endpoint)
+        return side_list(request, thread.endpoint, thread, recent, rename_error=problem)
+    if problem:
+        messages.error(request, problem)
+    else:
         messages.success(request, f"Renamed to “{title}”.")
     return redirect("conversations")
 

@@ -30,10 +30,10 @@ from pygments.util import ClassNotFound
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
-from agents_ui.sdk.client_tools import client_tool
+from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
-from agents_ui.views import media
+from agents_ui.views import activities, media
 from agents_ui.views.state_tree import state_tree
 
 _ALLOWED_TAGS = {
@@ -181,22 +181,57 @@ def _soft_cut(text: str, at: int) -> int:
     return at
 
 
+# A line that opens or closes a fenced code block (at the top level, where streamed answers put them).
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
+# The last line of a live answer that may be a closing fence still arriving.
+_FENCE_ARRIVING = re.compile(r" {0,3}(`+|~+)")
+
+
+def open_fence(text: str, end: int | None = None) -> str:
+    """The line (with its line break) that opened a fenced code block still open at `end`, or ""."""
+    marker = opener = ""
+    for line in _FENCE_LINE.finditer(text, 0, len(text) if end is None else end):
+        fence, rest = line.group(1), line.group(2)
+        if not marker:
+            if fence[0] != "`" or "`" not in rest:
+                marker, opener = fence, line.group(0)
+        elif fence[0] == marker[0] and len(fence) >= len(marker) and not rest.strip():
+            marker = opener = ""
+    return opener + "\n" if opener else ""
+
+
+def _live_code(source: str, media: bool = False) -> str:
+    """A live tail as HTML; the closing fence of an open code block, while it arrives, is not code."""
+    last = source[source.rfind("\n") + 1 :]
+    if last and _FENCE_ARRIVING.fullmatch(last) and open_fence(source, len(source) - len(last)):
+        source = source[: len(source) - len(last)]
+    return _live_html(source, media)
+
+
 def streaming_markdown(text: str, frozen: int = 0, *, media: bool = False) -> StreamingMarkdown:
     """The text after its first `frozen` characters, rendered for a live answer.
 
     A short tail is re-rendered whole. Once it grows long, the blocks before its last one settle;
-    a single block that keeps growing (a long paragraph) is split near its end, which the final
-    render of the complete answer puts back together.
+    a single block that keeps growing (a long paragraph, a long code block) is split near its end,
+    which the final render of the complete answer puts back together. A code block still open is
+    a code block already: a tail that starts inside one is rendered after the line that opened it.
     """
     tail = text[frozen:]
+    fence = open_fence(text, frozen) if frozen else ""
     if len(tail) <= _TAIL_FREEZE_CHARS:
-        return StreamingMarkdown(frozen, "", _live_html(tail, media))
-    plain = _PLAIN_LINE.fullmatch(tail) is not None
-    tokens = [] if plain else _markdown.parse(tail, {"media": media})
-    index, cut = (0, 0) if plain else _last_block_start(tokens, tail.split("\n"))
+        return StreamingMarkdown(frozen, "", _live_code(fence + tail, media))
+    source = fence + tail
+    plain = not fence and _PLAIN_LINE.fullmatch(tail) is not None
+    tokens = [] if plain else _markdown.parse(source, {"media": media})
+    index, cut = (0, 0) if plain else _last_block_start(tokens, source.split("\n"))
+    cut = max(0, cut - len(fence))  # in the text's characters (the opening line is not the text's)
     if len(tail) - cut > _TAIL_FREEZE_CHARS:
         cut = _soft_cut(tail, len(tail) - _TAIL_FREEZE_CHARS // 2)
-        return StreamingMarkdown(frozen + cut, _live_html(tail[:cut], media), _live_html(tail[cut:], media))
+        settled = fence + tail[:cut]
+        more = open_fence(settled)  # the code block the rest of the tail is still in, if any
+        return StreamingMarkdown(
+            frozen + cut, _live_html(settled, media), _live_code(more + tail[cut:], media)
+        )
     settled, rest = _render_tokens(tokens[:index], media), _render_tokens(tokens[index:], media)
     return StreamingMarkdown(frozen + cut, settled, rest)
 
@@ -341,6 +376,8 @@ class RunView:
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # False once a later run exists: a call left without a result can then no longer be answered.
     answerable: bool = True
+    # The person's actions on this run's A2UI surfaces, sent with later runs (views/activities.py).
+    a2ui_sent: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0
@@ -358,6 +395,8 @@ class RunView:
                 entries.append((message.position, 0, {"kind": "message", "m": self.message_view(message)}))
         for call in transcript.tool_calls.values():
             entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
+        for record in transcript.activities.values():
+            entries.append((record.position, 2, {"kind": "activity", "a": self.activity_view(record)}))
         entries.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in entries]
 
@@ -387,10 +426,24 @@ class RunView:
         """Images and audio in answers are shown: the plan's media-output control is."""
         return self.plan is not None and self.plan["media-output"].shown
 
+    def activity_view(self, record: Any) -> dict[str, Any]:
+        return activities.activity_view(self, record)
+
+    @property
+    def a2ui_action(self) -> dict[str, Any] | None:
+        """The person's action on a surface that this run takes to the agent."""
+        action = (self.run.request or {}).get(activities.ACTION_KEY)
+        return action if isinstance(action, dict) else None
+
     def call_view(self, call: Any) -> dict[str, Any]:
         original = confirmed_call(call.name, call.args)
+        # Approved with edits: the agent ran the call with the person's arguments, not its own.
+        record = self.decision_of(call)
+        edited = record is not None and record.edited_arguments is not None
         args, args_hidden = shown_tail(
-            pretty_json(call.args) if call.complete and call.args_error is None else call.args_text
+            pretty_json(record.edited_arguments if edited else call.args)
+            if call.complete and call.args_error is None
+            else call.args_text
         )
         found, more = media.of_parts(call.result) if call.has_result else ([], 0)
         # A result with media shows its text beside them, never their bytes as JSON.
@@ -405,6 +458,7 @@ class RunView:
             "args": args,
             "args_hidden": args_hidden,
             "args_error": call.args_error,
+            "edited_from": json.dumps(call.args, ensure_ascii=False, sort_keys=True) if edited else "",
             "has_result": call.has_result,
             "result": result,
             "result_hidden": result_hidden,
@@ -428,10 +482,15 @@ class RunView:
         if not (tool or awaiting or answer):
             return {"client": None, "awaiting": False}
         shown = answer["content"] if answer else call.result if call.has_result else None
+        # A confirmation an approval interrupt asks too (Agent Framework's confirm_changes): the
+        # person's decision on that interrupt answers it.
+        decision = self.decision_of(call) if tool is not None and tool.confirms else None
         return {
             "client": tool,
             "awaiting": awaiting,
-            "answered": answer is not None or (tool is not None and call.has_result),
+            "decides": self._deciding(tool.confirms) if tool is not None and tool.confirms else "",
+            "decision": record_view(decision) if decision is not None else None,
+            "answered": answer is not None or decision is not None or (tool is not None and call.has_result),
             "dismissed": bool(answer and answer.get("dismissed")),
             # Kept until the run's other calls have their answers too; then all go at once.
             "kept": bool(answer and answer.get("kept")),
@@ -439,6 +498,28 @@ class RunView:
             "answer_value": _maybe_json(shown) if shown is not None else None,
             "has_args": call.args not in (None, {}, []),
         }
+
+    def decision_of(self, call: Any) -> Any:
+        """The recorded decision on the interrupt that asked about this call (None without one): its
+        own, or for a confirmation tool the one naming the call it confirms."""
+        if not self.decided:
+            return None
+        target = call.id
+        if call.name == CONFIRM_CHANGES and isinstance(call.args, dict):
+            target = str(call.args.get("function_call_id") or "")
+        for interrupt in self.transcript.open_interrupts:
+            if interrupt.tool_call_id == target and interrupt.id in self.decided:
+                return self.decided[interrupt.id]
+        return None
+
+    def _deciding(self, call_id: str) -> str:
+        """The open interrupt about this call a person can still decide here ("" when none)."""
+        if not self.can_approve:
+            return ""
+        for interrupt in self.transcript.open_interrupts:
+            if interrupt.tool_call_id == call_id and interrupt.id not in self.decided:
+                return "" if _past(interrupt.expires_at) else interrupt.id
+        return ""
 
     def _external(self) -> bool:
         """An external agent's run: its calls are its own to finish (never a database query here)."""
@@ -449,7 +530,8 @@ class RunView:
 
     @property
     def said_anything(self) -> bool:
-        return any(self.shows(m) for m in self.transcript.messages) or bool(self.transcript.tool_calls)
+        t = self.transcript
+        return any(self.shows(m) for m in t.messages) or bool(t.tool_calls) or bool(t.activities)
 
     def reasoning(self) -> list[dict[str, Any]]:
         return [
@@ -713,6 +795,8 @@ class StreamRenderer:
     timer: Any = None
     # The thread's earlier runs: a resume's results go on the cards they show.
     earlier: list[RunView] = field(default_factory=list)
+    # The decisions recorded on those runs: run id -> request id -> record (their cards show them).
+    earlier_decided: dict[Any, dict[str, Any]] = field(default_factory=dict)
     _text: dict[str, int] = field(default_factory=dict)  # message id -> characters sent
     _settled: dict[str, int] = field(default_factory=dict)  # message id -> characters settled
     # Live answers whose tail the browser shows as one plain line it can append to (`-line`).
@@ -720,6 +804,7 @@ class StreamRenderer:
     _complete: set[str] = field(default_factory=set)
     _reasoning: dict[str, int] = field(default_factory=dict)
     _calls: dict[str, tuple] = field(default_factory=dict)
+    _activities: dict[str, Any] = field(default_factory=dict)
     _signatures: dict[str, Any] = field(default_factory=dict)
     _doms: dict[tuple[str, str], str] = field(default_factory=dict)
     # What the last full look saw: (transcript revision, run status, run error), and the plan.
@@ -785,7 +870,8 @@ class StreamRenderer:
             self._plain.discard(message.id)
         frozen = self._settled.get(message.id, 0)
         tail = message.text_since(frozen)
-        if _PLAIN_LINE.fullmatch(tail):
+        # A plain line inside an open code block is code: only outside one may it grow as a line.
+        if _PLAIN_LINE.fullmatch(tail) and not (frozen and open_fence(message.text, frozen)):
             self._plain.add(message.id)
             return format_html(
                 '<div class="md-tail" id="{}-tail" hx-swap-oob="true"><p id="{}-line">{}</p></div>',
@@ -858,6 +944,14 @@ class StreamRenderer:
             elif previous != signature:
                 self._calls[call.id] = signature
                 parts.append(self._swap("tool-call", view.context(c=view.call_view(call))))
+        for record in transcript.activities.values():
+            signature = activities.signature(record)
+            previous = self._activities.get(record.message_id)
+            if previous is None:
+                structural = True
+            elif previous != signature:
+                self._activities[record.message_id] = signature
+                parts.append(self._swap("activity", view.context(a=view.activity_view(record))))
         if not structural:
             for name, signature, partial in self._sections():
                 if self._signatures.get(name) != signature:
@@ -936,6 +1030,7 @@ class StreamRenderer:
                 "approvals",
             ),
             ("extras", (len(t.modules), len(t.grounding), len(t.artifacts), t.outcome is not None), "extras"),
+            ("task", (t.task.revision, t.task.state) if t.task else None, "a2a-task"),
             (
                 "status",
                 (
@@ -957,6 +1052,7 @@ class StreamRenderer:
         self._complete = {m.id for m in t.messages if self.view.shows(m) and m.complete}
         self._reasoning = {r.id: r.text_length for r in t.reasoning}
         self._calls = {c.id: self._call_signature(c) for c in t.tool_calls.values()}
+        self._activities = {a.message_id: activities.signature(a) for a in t.activities.values()}
         state = self._signatures.get("state")
         self._signatures = {name: signature for name, signature, _ in self._sections()}
         if state is not None:

@@ -18,7 +18,7 @@ from agents_ui.capabilities.profile import NOTHING_SEEN
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
-from agents_ui.runs.history import decided_for, thought_seconds, thread_runs
+from agents_ui.runs.history import decided_for, decided_in, thought_seconds, thread_runs
 from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 from agents_ui.views.access import users_run
@@ -48,6 +48,8 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     abilities = await user_abilities(await request.auser())
     inputs = await plan_inputs(run.conversation.endpoint, abilities)
     decided = await sync_to_async(decided_for)(run)
+    # The earlier runs' decisions too: a resume's result lands on a card that shows what was decided.
+    earlier_decided = await sync_to_async(decided_in)(run.conversation)
     live = live_run(run.pk)
     # A run driven elsewhere is read from its log, folded with the runs before it.
     earlier = [] if live is not None else await sync_to_async(thread_runs)(run.conversation, before=run)
@@ -63,11 +65,11 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     plan = inputs.plan(source.observed)
     view = RunView(run, source, plan, can_approve=abilities.can_approve, decided=decided)
     view.thought = thought
-    renderer = StreamRenderer(view, timer=live)
+    renderer = StreamRenderer(view, timer=live, earlier_decided=earlier_decided)
     if live is not None:
         frames = _follow_live(live, run, view, renderer, inputs)
     else:
-        renderer.earlier = [RunView(r, t, plan) for r, t in earlier]
+        renderer.earlier = [RunView(r, t, plan, decided=earlier_decided.get(r.pk, {})) for r, t in earlier]
         frames = _follow_stored(run, view, renderer, inputs, [t for _, t in earlier])
     response = EventStreamResponse(frames, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
@@ -137,7 +139,10 @@ def _follow_thread(live: LiveRun, renderer: StreamRenderer) -> None:
     if len(renderer.earlier) == len(runs):
         return
     view = renderer.view
-    renderer.earlier = [RunView(r, t, view.plan) for r, t in zip(runs, live.builder.earlier, strict=False)]
+    renderer.earlier = [
+        RunView(r, t, view.plan, decided=renderer.earlier_decided.get(r.pk, {}))
+        for r, t in zip(runs, live.builder.earlier, strict=False)
+    ]
 
 
 async def _follow_stored(

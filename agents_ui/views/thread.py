@@ -1,6 +1,12 @@
 """Going back in a thread: answer the same message again (regenerate, retry), or edit a message
 and send it again. Either way the thread continues from there: what came after is superseded
-(kept in the database, no longer shown, no longer sent to the agent)."""
+(kept in the database, no longer shown, no longer sent to the agent).
+
+An AG-UI agent is sent the thread's whole history with every run, so it continues from exactly what
+is shown. An external agent keeps its own history under its conversation id and its protocol
+(docs/PROTOCOLS.md, 2.2) has no way to take a message back: going back to the first message starts
+a new conversation with it (nothing before is lost), and going back to a later one leaves its own
+history as it was, which the page says."""
 
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from agents_ui.models import Attachment, Message, Run
+from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
 from agents_ui.runs.live import live_run, start_run
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest
@@ -59,6 +65,20 @@ async def _continue(request: HtmxHttpRequest, run: Run, content: str | None) -> 
         return _to(request, page)
     new_run.conversation = run.conversation
     start_run(new_run)
+    if run.conversation.endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
+        name = run.conversation.endpoint.name
+        if new_run.conversation.remote_id:
+            messages.info(
+                request,
+                f"{name} keeps its own copy of this conversation, which cannot be rewound: "
+                "it still remembers what was replaced here.",
+            )
+        else:
+            messages.info(
+                request,
+                f"{name} starts a new conversation of its own from this message, "
+                "so it remembers nothing of what was replaced.",
+            )
     return _to(request, page)
 
 
@@ -116,5 +136,12 @@ def continue_from(run: Run, content: str | None) -> Run:
                 )
         request = {**start.request, "message_id": message.pk}
         new_run = Run.objects.create(conversation=conversation, request=request)
+        first = not conversation.runs.filter(
+            created_at__lt=start.created_at, superseded_at__isnull=True
+        ).exists()
+        if first and conversation.remote_id:
+            # An external agent's own history cannot be cut: from the first message, a new one starts.
+            Conversation.objects.filter(pk=conversation.pk).update(remote_id="")
+            conversation.remote_id = ""
         conversation.__class__.objects.filter(pk=conversation.pk).update(updated_at=now)
     return new_run

@@ -20,7 +20,9 @@ from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
 from agents_ui.runs.throttle import allowance
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
+from agents_ui.views.activities import sent_actions
 from agents_ui.views.client_tools import kept_answers
+from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView, pretty_json
 
@@ -66,7 +68,7 @@ async def render_workspace(
         "turns": turns,
         "state": _last_state(turns),
         "running": any(view.live for _, view in turns),
-        "recent": await _recent_conversations(user, endpoint),
+        "recent": await recent_conversations(user, endpoint),
         "composer_error": composer_error,
         "sending_off": sending_refusal(endpoint),
         # A composer rendered with a message kept (a refusal) keeps its token: that message was not sent.
@@ -107,12 +109,14 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
         asked.pk: {a.get("toolCallId"): a for a in (answering.request or {}).get("answers") or ()}
         for asked, answering in itertools.pairwise(runs)
     }
+    sent = sent_actions(runs)
     for run, transcript in folded:
         live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
         view = RunView(
             run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
             answers={**kept_answers(run), **answers.get(run.pk, {})}, answerable=run is runs[-1],
             last=run is runs[-1], feedback=feedback, thought=thought_seconds(run, transcript),
+            a2ui_sent=sent.get(str(run.pk), {}),
         )  # fmt: skip
         turns.append((messages.get((run.request or {}).get("message_id")), view))
     return turns
@@ -126,12 +130,6 @@ def _last_state(turns: list[tuple[Message | None, RunView]]) -> str:
         if view.run.state is not None:
             return pretty_json(view.run.state)
     return ""
-
-
-async def _recent_conversations(user: Any, endpoint: AgentEndpoint) -> list[Conversation]:
-    return [
-        c async for c in Conversation.objects.filter(user=user, endpoint=endpoint).order_by("-updated_at")[:8]
-    ]
 
 
 def _pretty(data: object) -> str:

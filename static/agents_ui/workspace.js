@@ -1,194 +1,208 @@
 // Workspace behaviour that needs the browser: the conversation following new words, the composer
 // (Enter sends, files checked before they are sent, Send becoming Stop), the details drawer, copy
-// buttons, and approval expiry. Everything else is htmx.
+// buttons, approval expiry. The audio recorder (recorder.js) loads at the first press of Record.
 (function () {
   "use strict";
-  var $ = function (s, r) { return (r || document).querySelector(s); };
+  var $ = function (s, r) { return (r || document).querySelector(s); }, on = function (t, e, f, o) { if (t) t.addEventListener(e, f, o); };
+  var each = function (s, f, r) { (r || document).querySelectorAll(s).forEach(f); }, list = function (a) { return Array.prototype.slice.call(a); };
   var composer = $("[data-composer]"), errors = $("#composer-errors"), stopButton = $("[data-control=stop]");
   var sendButton = $("[data-send]"), textarea = $("#message"), input = $("#attachment"), fileList = $("[data-file-list]");
-  var scroller = $("#conversation"), jump = $("[data-jump-latest]");
+  var scroller = $("#conversation"), jump = $("[data-jump-latest]"), nonce = (document.currentScript || {}).nonce;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
-    if (cls) e.className = cls;
+    e.className = cls || "";
     if (text) e.textContent = text;
     return e;
   }
   function showError(text) {
-    if (!errors) return;
-    errors.textContent = "";
-    errors.appendChild(el("p", "alert alert-error small", text));
+    if (errors) errors.replaceChildren(el("p", "alert alert-error small", text));
   }
-  function sizeLabel(bytes) {
+  function size(bytes) {
     var units = ["bytes", "KB", "MB", "GB"], i = 0;
-    while (bytes >= 1024 && i < units.length - 1) { bytes /= 1024; i += 1; }
-    var shown = i && bytes % 1 ? bytes.toFixed(bytes < 10 ? 1 : 0) : Math.round(bytes);
-    return shown + " " + units[i];
+    while (bytes >= 1024 && i < 3) { bytes /= 1024; i += 1; }
+    return (i && bytes % 1 ? bytes.toFixed(bytes < 10 ? 1 : 0) : Math.round(bytes)) + " " + units[i];
   }
   function accepts(file, accept) {
-    if (!accept) return true;
-    return accept.split(",").some(function (pattern) {
-      pattern = pattern.trim();
-      if (!pattern) return false;
-      if (pattern.slice(-2) === "/*") return file.type.indexOf(pattern.slice(0, -1)) === 0;
-      if (pattern.charAt(0) === ".") return file.name.toLowerCase().slice(-pattern.length) === pattern.toLowerCase();
-      return file.type === pattern;
+    return !accept || accept.split(",").some(function (p) {
+      p = p.trim();
+      return p.slice(-2) === "/*" ? file.type.indexOf(p.slice(0, -1)) === 0
+        : p.charAt(0) === "." ? file.name.toLowerCase().slice(-p.length) === p.toLowerCase() : !!p && file.type === p;
     });
+  }
+  function put(field, files) {
+    var all = new DataTransfer();
+    files.forEach(function (f) { all.items.add(f); });
+    field.files = all.files;
   }
 
   // The conversation scrolls on its own and follows new words, unless the person scrolled up to read.
-  var following = true;
-  function atBottom() { return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48; }
   // Never smooth: an animation still running when new words land would scroll back up to its old target.
-  var lastTop = 0;
+  var following = true, lastTop = 0;
   function toLatest() {
     following = true;
     scroller.scrollTop = scroller.scrollHeight;
     lastTop = scroller.scrollTop;
     if (jump) jump.hidden = true;
   }
+  // New words may land before the scroll event of a person who just scrolled up: not back down.
+  function follow() {
+    if (following && scroller.scrollTop < lastTop - 2) following = false;
+    if (following) toLatest();
+    return following;
+  }
   if (scroller) {
     // Only the person scrolling up stops the following (new words arriving also move the bottom).
     lastTop = scroller.scrollTop;
-    scroller.addEventListener("scroll", function () {
+    on(scroller, "scroll", function () {
       var top = scroller.scrollTop;
-      if (atBottom()) following = true;
+      if (scroller.scrollHeight - top - scroller.clientHeight < 48) following = true;
       else if (top < lastTop - 2) following = false;
       lastTop = top;
       if (jump && following) jump.hidden = true;
     }, { passive: true });
     new MutationObserver(function () {
-      // New words may land before the scroll event of a person who just scrolled up: not back down.
-      if (following && scroller.scrollTop < lastTop - 2) following = false;
-      if (following) toLatest();
-      else if (jump) jump.hidden = false;
+      if (!follow() && jump) jump.hidden = false;
       addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
+      tick();  // a request that just arrived counts down at once
     }).observe(scroller, { childList: true, subtree: true, characterData: true });
     // Sizes change without a mutation too: the composer growing, a thumbnail or a table laid out.
     if (window.ResizeObserver) {
-      var resized = new ResizeObserver(function () {
-        if (following && scroller.scrollTop < lastTop - 2) following = false;
-        if (following) toLatest();
-      });
+      var resized = new ResizeObserver(follow);
       resized.observe(scroller);
       if ($("#transcript")) resized.observe($("#transcript"));
     }
-    if (jump) jump.addEventListener("click", function () { toLatest(); });
+    on(jump, "click", toLatest);
     toLatest();
   }
 
   // Attachments: chosen, dropped or pasted, each checked against what the agent takes, each removable.
   var files = [];
-  function problemWith(file) {
-    var max = parseInt(input.dataset.maxBytes || "0", 10), accept = input.getAttribute("accept") || "";
-    return file.size === 0 ? "is empty"
-      : (max && file.size > max) ? "is " + sizeLabel(file.size) + ", over this agent's limit of " + sizeLabel(max)
-      : !accepts(file, accept) ? "is not a type this agent accepts (" + accept + ")" : "";
-  }
   function syncFiles() {
-    var transfer = new DataTransfer();
-    files.forEach(function (f) { transfer.items.add(f); });
-    input.files = transfer.files;
+    put(input, files);
     fileList.textContent = "";
     if (!files.length) return;
-    fileList.appendChild(el("span", "muted", "Attached: "));
-    var list = el("ul", "file-chips");
+    var chips = el("ul", "file-chips");
     files.forEach(function (file, i) {
-      var item = el("li", "file-chip");
+      var item = chips.appendChild(el("li", "file-chip"));
       if (/^image\//.test(file.type) && file.size < 8e6) {
-        var img = el("img", "thumb");
+        var img = item.appendChild(el("img", "thumb")), reader = new FileReader();
         img.alt = "";
-        var reader = new FileReader();
         reader.onload = function () { img.src = reader.result; };
         reader.readAsDataURL(file);
-        item.appendChild(img);
       }
-      item.appendChild(el("span", "", file.name + " (" + sizeLabel(file.size) + ")"));
-      var remove = el("button", "button button-quiet button-small", "\u00d7");
+      item.appendChild(el("span", "", file.name + " (" + size(file.size) + ")"));
+      var remove = item.appendChild(el("button", "button button-quiet button-small", "\u00d7"));
       remove.type = "button";
       remove.setAttribute("aria-label", "Remove " + file.name);
-      remove.addEventListener("click", function () { files.splice(i, 1); syncFiles(); textarea.focus(); });
-      item.appendChild(remove);
-      list.appendChild(item);
+      on(remove, "click", function () { files.splice(i, 1); syncFiles(); textarea.focus(); });
     });
-    fileList.appendChild(list);
+    fileList.append(el("span", "muted", "Attached: "), chips);
   }
   function addFiles(added) {
+    var max = +(input.dataset.maxBytes || 0), accept = input.getAttribute("accept") || "";
     for (var i = 0; i < added.length; i++) {
-      var problem = problemWith(added[i]);
-      if (problem) {
-        // Refuse what the agent refuses before anything is sent; the typed message stays as it is.
-        showError("\u201c" + added[i].name + "\u201d " + problem + ".");
-        syncFiles();
-        return;
-      }
+      var f = added[i], problem = f.size === 0 ? "is empty"
+        : max && f.size > max ? "is " + size(f.size) + ", over this agent's limit of " + size(max)
+        : !accepts(f, accept) ? "is not a type this agent accepts (" + accept + ")" : "";
+      // Refuse what the agent refuses before anything is sent; the typed message stays as it is.
+      if (problem) { showError("\u201c" + f.name + "\u201d " + problem + "."); return syncFiles(); }
     }
     if (errors) errors.textContent = "";
-    files = files.concat(Array.prototype.slice.call(added));
+    files = files.concat(list(added));
     if (!input.multiple) files = files.slice(-1);
     syncFiles();
   }
-  function clearFiles() { if (input) { files = []; syncFiles(); } }
-  if (input && !input.disabled && fileList) {
-    input.addEventListener("change", function () {
-      var chosen = Array.prototype.slice.call(input.files);
-      addFiles(chosen.filter(function (f) { return files.indexOf(f) < 0; }));
-    });
-    composer.addEventListener("dragover", function (event) {
-      if (event.dataTransfer && Array.prototype.indexOf.call(event.dataTransfer.types, "Files") >= 0) {
+  var attaching = input && !input.disabled && fileList;
+  if (attaching) {
+    on(input, "change", function () { addFiles(list(input.files).filter(function (f) { return files.indexOf(f) < 0; })); });
+    on(composer, "dragover", function (event) {
+      if (event.dataTransfer && list(event.dataTransfer.types).indexOf("Files") >= 0) {
         event.preventDefault();
         composer.classList.add("dropping");
       }
     });
-    composer.addEventListener("dragleave", function (event) {
+    on(composer, "dragleave", function (event) {
       if (!composer.contains(event.relatedTarget)) composer.classList.remove("dropping");
     });
-    composer.addEventListener("drop", function (event) {
+    on(composer, "drop", function (event) {
       composer.classList.remove("dropping");
       if (!event.dataTransfer || !event.dataTransfer.files.length) return;
       event.preventDefault();
       addFiles(event.dataTransfer.files);
     });
-    textarea.addEventListener("paste", function (event) {
-      var pasted = event.clipboardData && event.clipboardData.files;
-      if (!pasted || !pasted.length) return;
-      // Images go to the agent's image picker where it has one (recorder.js), not here as well.
-      var picker = composer.querySelector("[data-image-picker]:not([disabled])");
-      var rest = Array.prototype.filter.call(pasted, function (f) { return !(picker && /^image\//.test(f.type)); });
-      if (rest.length) { event.preventDefault(); addFiles(rest); }
-    });
   }
+
+  // A pasted image goes to the image picker where the agent has one (same limits, same field).
+  var picker = $("[data-image-picker]:not([disabled])"), imageStatus = $("[data-image-status]");
+  function showImages() {
+    if (imageStatus) imageStatus.textContent = picker.files.length ? "Image attached: " + list(picker.files).map(function (f) {
+      return f.name + " (" + size(f.size) + ")";
+    }).join(", ") : "or paste one into the message";
+  }
+  on(picker, "change", showImages);
+  on(composer && textarea, "paste", function (event) {
+    var pasted = list((event.clipboardData && event.clipboardData.files) || []), kept = picker ? list(picker.files) : [];
+    var images = pasted.filter(function (f) { return picker && /^image\//.test(f.type); });
+    var rest = pasted.filter(function (f) { return images.indexOf(f) < 0; });
+    if (images.length) {
+      var max = +(picker.dataset.maxBytes || 0);
+      images.forEach(function (f) {
+        if (max && f.size > max) return;
+        var name = f.name && f.name !== "image.png" ? f.name : "pasted-image-" + (kept.length + 1) + "." + (f.type.split("/")[1] || "png");
+        kept.push(new File([f], name, { type: f.type }));
+      });
+      put(picker, kept);
+      showImages();
+    }
+    if (rest.length && attaching) addFiles(rest);
+    if (images.length || (rest.length && attaching)) event.preventDefault();
+  });
+
+  // The recorder's code comes with the first press of Record, then takes that press over.
+  var recorder = $("[data-recorder]");
+  if (recorder && !(window.MediaRecorder && navigator.mediaDevices)) {
+    $("[data-record]", recorder).disabled = true;
+    $("[data-record-status]", recorder).textContent = "This browser cannot record audio.";
+  }
+  on(recorder, "click", function (event) {
+    var start = event.target.closest("[data-record]");
+    if (!start || recorder.dataset.loading) return;
+    recorder.dataset.loading = "1";
+    var script = el("script");
+    script.nonce = nonce;
+    script.src = recorder.dataset.script;
+    script.onload = function () { start.click(); };
+    document.head.appendChild(script);
+  });
 
   function running() { return !!$(".run-stream:not([data-closed])"); }
   if (composer) {
     // Enter sends, Shift+Enter starts a new line; never while an input method is composing.
-    textarea.addEventListener("keydown", function (event) {
+    on(textarea, "keydown", function (event) {
       if (event.key !== "Enter" || event.shiftKey || event.isComposing || event.keyCode === 229) return;
       event.preventDefault();
       if (!running() && !(sendButton && sendButton.disabled)) htmx.trigger(composer, "submit");
     });
-    // Clear the composer only once the message is safely sent (an error keeps everything typed).
-    composer.addEventListener("htmx:afterRequest", function (event) {
+    // Clear the composer only once the message is safely sent (an error keeps everything typed);
+    // refused by the server (a retarget), the words stay and the files go (they would be refused again).
+    on(composer, "htmx:afterRequest", function (event) {
       if (event.detail.elt !== composer) return;
       var xhr = event.detail.xhr;
-      if (event.detail.successful && !xhr.getResponseHeader("HX-Retarget")) {
+      if (!event.detail.successful) return showError("The message could not be sent (" + (xhr.status || "no connection") + "). It is still here: try again.");
+      if (!xhr.getResponseHeader("HX-Retarget")) {
         textarea.value = "";
-        clearFiles();
         if (scroller) toLatest();
-      } else if (event.detail.successful) {
-        clearFiles();  // refused by the server: keep the words, drop the files (they would be refused again)
-      } else {
-        showError("The message could not be sent (" + (xhr.status || "no connection") + "). It is still here: try again.");
+        if (picker) { picker.value = ""; showImages(); }
       }
+      if (attaching) { files = []; syncFiles(); }
     });
     var chooser = $("[data-profile-chooser]");
-    if (chooser) {
-      chooser.addEventListener("change", function () {
-        var url = new URL(window.location.href);
-        url.searchParams.set("profile", chooser.value);
-        window.location.assign(url.toString());
-      });
-    }
+    on(chooser, "change", function () {
+      var url = new URL(location.href);
+      url.searchParams.set("profile", chooser.value);
+      location.assign(url);
+    });
   }
 
   // While a run streams, Stop stands where Send was.
@@ -198,18 +212,18 @@
     stopButton.disabled = !live;
     if (composer) composer.toggleAttribute("data-running", live);
   }
-  document.body.addEventListener("htmx:sseClose", function (event) {
+  on(document.body, "htmx:sseClose", function (event) {
     var stream = event.target.closest(".run-stream");
     if (stream) stream.setAttribute("data-closed", "");
     refreshStop();
   });
-  document.body.addEventListener("htmx:load", refreshStop);
+  on(document.body, "htmx:load", refreshStop);
 
   // Copy buttons: one for each code block, one for each whole answer.
   function copyButton(label, text) {
     var b = el("button", "button button-quiet button-small copy", label);
     b.type = "button";
-    b.addEventListener("click", function () {
+    on(b, "click", function () {
       navigator.clipboard.writeText(text()).then(function () {
         b.textContent = "Copied";
         setTimeout(function () { b.textContent = label; }, 1500);
@@ -218,45 +232,44 @@
     return b;
   }
   function addCopyButtons(root) {
-    if (!root.querySelectorAll) return;
-    root.querySelectorAll(".msg-assistant:not(.msg-streaming) .md pre:not([data-copy])").forEach(function (pre) {
+    var done = ".msg-assistant:not(.msg-streaming)";
+    each(done + " .md pre:not([data-copy])", function (pre) {
       pre.setAttribute("data-copy", "");
-      var code = pre.querySelector("code") || pre;
+      var code = $("code", pre) || pre;
       pre.appendChild(copyButton("Copy code", function () { return code.textContent; }));
-    });
-    root.querySelectorAll(".msg-assistant:not(.msg-streaming):not([data-copy])").forEach(function (msg) {
+    }, root);
+    each(done + ":not([data-copy])", function (msg) {
       msg.setAttribute("data-copy", "");
       var text = $(".msg-text", msg);
       if (!text) return;
       var bar = $(".feedback", msg) || msg.appendChild(el("div", "msg-actions"));
-      bar.insertBefore(copyButton("Copy", function () {
+      bar.prepend(copyButton("Copy", function () {
         var clone = text.cloneNode(true);
-        clone.querySelectorAll(".copy").forEach(function (c) { c.remove(); });
+        each(".copy", function (c) { c.remove(); }, clone);
         return clone.innerText || clone.textContent;
-      }), bar.firstChild);
-    });
+      }));
+    }, root);
   }
   addCopyButtons(document);
 
   // The details drawer on narrow screens, and the explain dialog.
   var workspace = $("[data-workspace]"), toggle = $("[data-drawer-toggle]");
   function drawer(open) {
-    if (!workspace) return;
     workspace.toggleAttribute("data-drawer-open", open);
-    if (toggle) toggle.setAttribute("aria-expanded", String(open));
-    if (open) $("#workspace-side [data-drawer-close]").focus(); else if (toggle) toggle.focus();
+    toggle.setAttribute("aria-expanded", String(open));
+    (open ? $("#workspace-side [data-drawer-close]") : toggle).focus();
   }
-  if (toggle) toggle.addEventListener("click", function () { drawer(!workspace.hasAttribute("data-drawer-open")); });
-  document.addEventListener("click", function (event) {
-    if (event.target.closest("[data-drawer-close]")) drawer(false);
+  on(toggle, "click", function () { drawer(!workspace.hasAttribute("data-drawer-open")); });
+  on(document, "click", function (event) {
+    if (event.target.closest("[data-drawer-close]") && toggle) drawer(false);
     if (event.target.closest("[data-open-explain]")) $("#explain").showModal();
   });
-  document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape" && workspace && workspace.hasAttribute("data-drawer-open")) drawer(false);
+  on(document, "keydown", function (event) {
+    if (event.key === "Escape" && toggle && workspace.hasAttribute("data-drawer-open")) drawer(false);
   });
 
   // Editing an interrupt's arguments means approving with those arguments.
-  document.body.addEventListener("input", function (event) {
+  on(document.body, "input", function (event) {
     var box = event.target;
     if (!box.name || box.name.indexOf("edited-") !== 0) return;
     var choice = box.closest("fieldset").querySelector("input[type=radio][value=edit]");
@@ -265,18 +278,12 @@
 
   // Approval expiry: a live countdown, and no deciding after it.
   function tick() {
-    var now = Date.now();
-    document.querySelectorAll("[data-expires-at]").forEach(function (e) {
-      var left = Math.round((Date.parse(e.dataset.expiresAt) - now) / 1000);
+    each("[data-expires-at]", function (e) {
+      var left = Math.round((Date.parse(e.dataset.expiresAt) - Date.now()) / 1000), form = e.closest("form");
       if (isNaN(left)) return;
-      var form = e.closest("form");
-      if (left <= 0) {
-        e.textContent = "now: this request has expired";
-        if (form) form.querySelectorAll("button, input, textarea").forEach(function (c) { c.disabled = true; });
-      } else {
-        var m = Math.floor(left / 60), s = left % 60;
-        e.textContent = "in " + (m ? m + " min " : "") + s + " s";
-      }
+      var text = left > 0 ? "in " + (left >= 60 ? Math.floor(left / 60) + " min " : "") + left % 60 + " s" : "now: this request has expired";
+      if (e.textContent !== text) e.textContent = text;  // unchanged text is no mutation to observe again
+      if (left <= 0 && form) each("button, input, textarea", function (c) { c.disabled = true; }, form);
     });
   }
   // A live run's clock (run status): from the server's count when the element arrived, so the

@@ -22,7 +22,7 @@ def setup(**kwargs) -> str:
 
 def test_every_capability_row_has_a_demo_agent_of_each_protocol():
     protocols = {agent.protocol for agent in DEMO_AGENTS}
-    assert protocols == {"agui", "external"} and len(DEMO_AGENTS) == 12
+    assert protocols == {"agui", "external", "a2a"} and len(DEMO_AGENTS) == 14
     assert len({agent.slug for agent in DEMO_AGENTS}) == len(DEMO_AGENTS)
 
 
@@ -90,6 +90,13 @@ async def test_registered_demo_agents_are_reachable_at_their_urls(live_url):
             if endpoint.protocol == "agui":
                 response = await client.get(f"{endpoint.base_url.rstrip('/')}/capabilities")
                 assert response.status_code == (404 if endpoint.slug == "legacy" else 200), endpoint.slug
+            elif endpoint.protocol == "a2a":
+                response = await client.get(f"{endpoint.base_url}/.well-known/agent-card.json")
+                assert response.status_code == 200 and response.json()["name"] == endpoint.name
+                rpc = response.json()["supportedInterfaces"][0]["url"]
+                assert rpc == f"{endpoint.base_url}/rpc"
+                # Only this installation's key gets past the card.
+                assert (await client.post(rpc, json={})).status_code == 403
             else:
                 response = await client.get(f"{endpoint.base_url}/policy")
                 assert response.status_code == 200 and response.json()["identity"]["name"] == endpoint.name

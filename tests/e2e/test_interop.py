@@ -151,8 +151,9 @@ def ask_for_refund(page: Page, url: str):
     return form
 
 
-def decided(page: Page, label: str, result: str | None) -> None:
-    """The resume ran; the asking run's card has its result and no longer waits, after a reload too."""
+def decided(page: Page, label: str, result: str | None, sent: dict | None = None) -> None:
+    """The resume ran; the asking run's card has its result and no longer waits, after a reload too.
+    ``sent``: the arguments the person edited, which the card shows (the agent's own as edited from)."""
     expect(runs(page)).to_have_count(2, timeout=TIMEOUT)
     wait_run(page)
     for look in ("live", "reloaded"):
@@ -163,6 +164,10 @@ def decided(page: Page, label: str, result: str | None) -> None:
         expect(card).not_to_contain_text("waiting for the result")
         if result is not None:
             expect(card).to_contain_text(result)
+        if sent is not None:
+            expect(card.locator("[data-sent-arguments]")).to_contain_text(f'"amount": {sent["amount"]}')
+            expect(card.locator("[data-sent-arguments]")).not_to_contain_text("42.5")
+            expect(card.locator("[data-edited-from]")).to_contain_text('"amount": 42.5')
         expect(runs(page).nth(0).locator("[data-decided]")).to_contain_text(label)
         expect(runs(page).nth(0).locator(".run-status")).not_to_contain_text("Waiting for a decision")
         expect(refund_card(page, 1)).to_have_count(0)  # on its own run only
@@ -199,7 +204,7 @@ def test_approval_edit(page: Page, agent):
     edit.check()
     form.locator("textarea").fill(json.dumps(EDITED_ARGS))
     form.get_by_role("button", name="Send decision").click()
-    decided(page, "Approved with edits", EDITED)
+    decided(page, "Approved with edits", EDITED, sent=EDITED_ARGS)
 
 
 def test_run_error(page: Page, agent):
@@ -208,6 +213,29 @@ def test_run_error(page: Page, agent):
     expect(last_run(page).locator(".run-status .alert-error")).to_contain_text(framework.failure)
     reload(page)
     expect(last_run(page).locator(".run-status .alert-error")).to_contain_text(framework.failure)
+
+
+def test_frontend_tool(page: Page, agent):
+    """The agent asks through the product's own ``ask_user`` tool (offered in RunAgentInput.tools,
+    taken up by the framework's own mechanism for client tools); the person answers on its card."""
+    _, url = agent
+    start(page, url, "plan the steps")
+    card = last_run(page).locator(f"[data-client-tool={common.ASK_TOOL}][data-answer-state=awaiting]")
+    expect(card).to_contain_text(common.ASK_ARGS["question"])
+    card.get_by_role("button", name="Review").click()
+    expect(runs(page)).to_have_count(2, timeout=TIMEOUT)
+    wait_run(page)
+    follow_up = 'Done: {"answer": "Review"}'
+    for look in ("live", "reloaded"):
+        if look == "reloaded":
+            reload(page)
+        answered = runs(page).nth(0).locator(f"[data-client-tool={common.ASK_TOOL}]")
+        expect(answered).to_have_attribute("data-answer-state", "answered")
+        expect(answered.locator("[data-answer]")).to_contain_text('"answer": "Review"')
+        expect(last_run(page).locator(".msg-assistant")).to_contain_text(follow_up)
+        expect(page.locator("[data-answer-state=awaiting]")).to_have_count(0)
+    resumed = Run.objects.filter(request__kind="answer").get()
+    assert resumed.status == Run.Status.COMPLETED, resumed.error
 
 
 def test_subagent(page: Page, agent):
@@ -232,3 +260,30 @@ def test_adk_confirmation(page: Page, agent):
     expect(last_run(page).locator("[data-confirms]")).to_contain_text("issue_refund")
     last_run(page).locator('[data-tool-call="adk_request_confirmation"] summary').click()
     no_sideways_scroll(page)
+
+
+def test_agent_framework_confirm_changes(page: Page, agent):
+    """Agent Framework's own frontend tool asks about the call its approval interrupt names: its
+    confirm card decides that interrupt (the only answer the framework takes while it waits)."""
+    framework, url = agent
+    if framework.peer != "agent-framework":
+        pytest.skip("Agent Framework's own confirmation tool")
+    start(page, url, "refund my order A-1001", "interrupted")
+    card = last_run(page).locator("[data-client-tool=confirm_changes]")
+    expect(card.locator("[data-confirms]")).to_contain_text("issue_refund")
+    expect(card).to_contain_text("A-1001")
+    expect(card).not_to_contain_text("waiting for the result")
+    card.get_by_role("button", name="Yes").click()
+    decided(page, "Approved", REFUND)
+    for look in ("live", "reloaded"):
+        if look == "reloaded":
+            reload(page)
+        card = runs(page).nth(0).locator("[data-client-tool=confirm_changes]")
+        expect(card).to_have_attribute("data-answer-state", "answered")
+        expect(card.locator("[data-decision]")).to_contain_text("Confirmed")
+        expect(card.get_by_role("button", name="Yes")).to_have_count(0)
+        expect(last_run(page).locator(".msg-assistant")).to_contain_text(f"Done: {REFUND}")
+    send(page, "hello")
+    expect(runs(page)).to_have_count(3, timeout=TIMEOUT)
+    wait_run(page)
+    expect(last_run(page).locator(".msg-assistant")).to_contain_text("Hello again!")

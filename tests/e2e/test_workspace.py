@@ -57,6 +57,8 @@ SHOWN: dict[str, set[str]] = {
     "studio": {"identity", "tools", "stop", "media-output"},
     # reasoning.supported (encrypted); streaming. state declares only memory/persistentState false.
     "cipher": {"identity", "reasoning", "stop"},
+    # custom.a2ui (A2UI's server capabilities): generative UI and the custom card; streaming.
+    "booking-desk": {"identity", "stop", "generative-ui", "custom"},
     # No discovery (404): everything unknown but the identity card; no run has been observed yet.
     "legacy": {"identity"},
     # External policy: files + filePolicy.upload, approvals, domainTools, negotiated citation modules
@@ -64,14 +66,18 @@ SHOWN: dict[str, set[str]] = {
     # The policy has no field for reasoning, sub-agents, state, media, code execution, memory, a send
     # rate or custom capabilities; its messages stream as usual and carry no client tools.
     "support-desk": set(CONTROL_NAMES)
-    - {"reasoning", "subagents", "state", "image-picker", "audio-recorder", "media-output"}
-    - {"frontend-tools", "transport", "code-execution", "memory", "throttle", "custom"},
+    - {"reasoning", "subagents", "skills", "state", "image-picker", "audio-recorder", "media-output"}
+    - {"frontend-tools", "transport", "code-execution", "memory", "throttle", "generative-ui", "custom"},
     # files false, approvals false (no tool needs one), grounding false, interactions false.
     "archive": {"identity", "tools", "structured-output", "stop", "limits", "host-context", "stream-profile"},
     # Needs a newer SDK: never prepared, so read from the policy alone. Empty outputModuleTypes,
     # domainTools, limits and acceptedFields rule those out; interactions, messages and one stream
     # profile are declared.
     "future-agent": {"identity", "feedback", "stop", "stream-profile"},
+    # A2A Agent Card: skills (with examples), defaultInputModes beyond text (upload), tasks/cancel (stop).
+    # streaming true and pushNotifications false: nothing to show about the connection. Its extension
+    # (capabilities.extensions) is kept and shown: custom, in the explain view.
+    "trip-planner": {"identity", "skills", "upload", "stop", "custom"},
 }
 assert set(SHOWN) == {agent.slug for agent in DEMO_AGENTS}
 
@@ -79,7 +85,7 @@ ALL_PERMISSIONS = ["upload_files", "approve_actions", "view_reasoning"]
 # Controls that need a permission to be used: without it they are disabled, never hidden.
 NEEDS_PERMISSION = {"reasoning", "upload", "approvals", "image-picker", "audio-recorder"}
 # Decided and explained, not drawn as a control of their own (custom: in the explain view only).
-NOT_DRAWN = {"media-output", "frontend-tools", "custom"}
+NOT_DRAWN = {"media-output", "frontend-tools", "generative-ui", "custom"}
 
 
 def expected_plan(slug: str, *, permissions: bool = True) -> dict[str, str]:

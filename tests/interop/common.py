@@ -27,6 +27,10 @@ PLAN_STATE = {
 }
 FAILURE = "The order service is unavailable."
 CLIENT_TOOL = "generate_task_steps"
+# Offered a client's generic "ask the user" tool instead (as Agents UI offers it), a peer asks this.
+ASK_TOOL = "ask_user"
+ASK_ARGS = {"question": "Which steps should I plan?", "suggestions": ["Draft", "Review"]}
+ASK_CALL_ID = "call_ask"
 
 
 def scenario_of(text: str) -> str:

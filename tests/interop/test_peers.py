@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pytest
 
 from agents_ui.sdk import ToolCallRecord, Transcript
+from agents_ui.sdk.client_tools import CLIENT_TOOLS
 from tests.interop import common
 from tests.interop.capture import EDIT, REJECT, REJECT_PLAIN, STEPS_ANSWER, STEPS_TOOL
 from tests.interop.driver import AgUiThread
@@ -186,6 +187,21 @@ async def test_a_client_tool_is_called_and_its_answer_goes_back(peer):
     answer = tool_answer("answer-1", t.pending_call(), STEPS_ANSWER)
     done = await t.send(messages=[*t.messages, answer], tools=[STEPS_TOOL])
     assert done.text == "Done: " + json.dumps(STEPS_ANSWER)
+
+
+async def test_the_products_ask_user_tool_is_called_through_the_frameworks_own_mechanism(peer):
+    """Offered Agents UI's generic tools, the agent asks through ``ask_user``; the person's answer
+    goes back as a tool message and the agent's follow-up uses it."""
+    _, url = peer
+    t = AgUiThread(url)
+    run = await t.send("plan the steps", tools=list(CLIENT_TOOLS))
+    call = call_named(run.transcript, common.ASK_TOOL)
+    assert (call.id, call.args) == (common.ASK_CALL_ID, common.ASK_ARGS)
+    assert not call.has_result and run.transcript.outcome.kind == "success"
+    answer = tool_answer("answer-1", t.pending_call(), {"answer": "Review"})
+    done = await t.send(messages=[*t.messages, answer], tools=list(CLIENT_TOOLS))
+    assert done.text == 'Done: {"answer": "Review"}'
+    assert (await t.send("hello", tools=list(CLIENT_TOOLS))).text.startswith("Hello again! I see")
 
 
 async def test_without_the_client_tool_the_agent_says_so(peer):
@@ -389,3 +405,23 @@ async def test_agent_framework_rejection_result_arrives_only_in_the_messages_sna
     resumed = await t.decide(REJECT_PLAIN)
     assert "TOOL_CALL_RESULT" not in resumed.types
     assert resumed.transcript.tool_calls[original.id].result == PROFILES[-1].rejected
+
+
+async def test_agent_framework_takes_a_confirm_changes_answer_only_as_its_interrupts_resume(peer_server):
+    url = peer_server("agent-framework").url()
+    t = AgUiThread(url)
+    run = await t.send("refund my order A-1001")
+    confirm = call_named(run.transcript, "confirm_changes")
+    [interrupt] = run.transcript.open_interrupts
+    # It asks about the call the approval interrupt names.
+    assert confirm.args["function_call_id"] == interrupt.tool_call_id == "call_refund"
+    assert confirm.args["function_arguments"] == common.REFUND_ARGS
+    # Answered as a client tool while the approval waits, it is refused.
+    steps = [{"description": "Execute issue_refund", "status": "enabled"}]
+    answer = tool_answer("confirm-answer", confirm.id, {"accepted": True, "steps": steps})
+    refused = await AgUiThread(url, thread_id=t.thread_id).send(messages=[*t.messages, answer])
+    assert refused.transcript.outcome.code == "APPROVAL_RESUME_REQUIRED"
+    # The card's Yes is the interrupt's resume: the refund runs and the thread goes on.
+    resumed = await t.decide({"approved": True})
+    assert resumed.text == f"Done: {REFUND}"
+    assert (await t.send("hello")).text.startswith("Hello again! I see")

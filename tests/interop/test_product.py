@@ -12,10 +12,12 @@ import asyncio
 import pytest
 from asgiref.sync import sync_to_async
 
-from agents_ui.models import Conversation, Message, Run
+from agents_ui.decisions import UserAbilities, decide
+from agents_ui.models import ApprovalRecord, Conversation, Message, Run
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import RunRequest, ToolAnswer
 from agents_ui.runs.live import start_run
+from agents_ui.views.run_render import RunView
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
 
@@ -137,3 +139,22 @@ async def test_the_product_offers_its_client_tools_to_pydantic_ai_and_sends_the_
     answered = await _finish(await sync_to_async(create)())
     assert answered.status == Run.Status.COMPLETED, answered.error
     assert await _answer(answered) == 'Done: {"answer": "Review"}'
+
+
+async def test_agent_framework_confirm_changes_is_answered_by_the_approval_it_asks_about(peer_server):
+    endpoint = await _endpoint(peer_server("agent-framework").url())
+    run = await _say(endpoint, "refund my order A-1001")
+    transcript = await sync_to_async(replay)(run)
+    [interrupt] = transcript.open_interrupts
+    [confirm] = [c for c in transcript.tool_calls.values() if c.name == "confirm_changes"]
+    plan = decide(user=UserAbilities(can_approve=True, can_upload=True, can_view_reasoning=True))
+    card = RunView(run, transcript, plan).call_view(confirm)
+    assert card["client"].name == "confirm_changes" and card["decides"] == interrupt.id
+    resumed = await _resume(run, {"approved": True})
+    assert resumed.status == Run.Status.COMPLETED, resumed.error
+    assert REFUND in await _answer(resumed)
+    record = await ApprovalRecord.objects.acreate(
+        run=run, request_id=interrupt.id, tool_name="issue_refund", arguments={}, decision="approved"
+    )
+    card = RunView(run, transcript, plan, decided={interrupt.id: record}).call_view(confirm)
+    assert card["answered"] and not card["decides"] and card["decision"]["label"] == "Approved"

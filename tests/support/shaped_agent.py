@@ -14,6 +14,7 @@ the path:
 - ``resumable``: ``transport.resumable: true``; cuts the first connection of each run in the
   middle of a frame, and goes on after the ``Last-Event-ID`` it is sent.
 - ``limited``: image input and ``custom.rateLimit {maxRequestsPerMinute: 2}``.
+- ``code``: streams an answer with a fenced code block, pausing while the block is still open.
 """
 
 from __future__ import annotations
@@ -28,6 +29,18 @@ from tests.support.live_server import ThreadedUvicorn
 __all__ = ["ANSWER_PARTS", "CUT_RUNS", "ShapedAgentServer", "application"]
 
 ANSWER_PARTS = ("First part. ", "Second part. ", "Third part. ", "Fourth part.")
+# Long enough for the live answer to settle part of the open block before it closes.
+CODE_LINES = tuple("".join(f"    total = a + b  # step {10 * n + i}\n" for i in range(10)) for n in range(10))
+CODE_PARTS = (
+    "Here is the function:\n\n",
+    "```python\n",
+    "def add(a, b):\n",
+    *CODE_LINES,
+    "    return a + b\n",
+    "``",
+    "`\n\nDone.",
+)
+CODE_OPEN_SECONDS = 2.5  # the block stays open (its closing fence half sent) this long
 CUT_AFTER = 4  # events of the first connection of a resumable run
 ONESHOT_WORK = 2.5  # seconds the one-shot agent works before it answers
 BOUNDED_WORK = 3  # seconds each step of the bounded agent takes
@@ -55,6 +68,7 @@ DECLARATIONS: dict[str, Any] = {
         "multimodal": {"input": {"image": True}},
         "custom": {"rateLimit": {"maxRequestsPerMinute": 2}},
     },
+    "code": {"transport": {"streaming": True}},
 }
 
 # Run ids whose first connection was cut already.
@@ -63,12 +77,13 @@ CUT_RUNS: set[str] = set()
 
 def events(run: dict[str, Any], name: str = "") -> list[dict[str, Any]]:
     thread, run_id = run.get("threadId", "t"), run.get("runId", "r")
+    parts = CODE_PARTS if name == "code" else ANSWER_PARTS
     found: list[dict[str, Any]] = [{"type": "RUN_STARTED", "threadId": thread, "runId": run_id}]
     if name == "bounded":
         for step in ("Look", "Write"):
             found += [{"type": "STEP_STARTED", "stepName": step}, {"type": "STEP_FINISHED", "stepName": step}]
     found.append({"type": "TEXT_MESSAGE_START", "messageId": f"{run_id}-m", "role": "assistant"})
-    found += [{"type": "TEXT_MESSAGE_CONTENT", "messageId": f"{run_id}-m", "delta": d} for d in ANSWER_PARTS]
+    found += [{"type": "TEXT_MESSAGE_CONTENT", "messageId": f"{run_id}-m", "delta": d} for d in parts]
     found += [
         {"type": "TEXT_MESSAGE_END", "messageId": f"{run_id}-m"},
         {"type": "RUN_FINISHED", "threadId": thread, "runId": run_id},
@@ -125,6 +140,8 @@ async def _stream(send: Any, run: dict[str, Any], name: str, last_id: str) -> No
     start = int(last_id) if last_id.isdigit() else 0
     cut = name == "resumable" and run_id not in CUT_RUNS
     for number, event in enumerate(events(run, name)[start:], start=start + 1):
+        if name == "code" and event.get("delta") == CODE_PARTS[-1]:
+            await asyncio.sleep(CODE_OPEN_SECONDS)
         if event["type"] == "STEP_FINISHED":
             await asyncio.sleep(BOUNDED_WORK)
         if cut and number > CUT_AFTER:

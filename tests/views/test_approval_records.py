@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.template.loader import render_to_string
@@ -10,7 +11,7 @@ from django.utils import timezone
 
 from agents_ui.decisions import UserAbilities, decide
 from agents_ui.models import ApprovalRecord, Conversation, Run
-from agents_ui.sdk import TranscriptBuilder
+from agents_ui.sdk import SseParser, TranscriptBuilder, fold, parse_event
 from agents_ui.sdk import policy as ext
 from agents_ui.views.run_render import RunView
 from tests.factories import make_endpoint, make_user
@@ -103,3 +104,51 @@ def test_an_external_decision_is_recorded_once(refund):
     )  # fmt: skip
     html = approvals_html(run, builder, {"apr1": record})
     assert html.count("data-decided=") == 1 and "Rejected" in html and "data-sent" not in html
+
+
+INTEROP = Path(__file__).resolve().parents[1] / "fixtures" / "interop"
+ASKED = {"order_id": "A-1001", "amount": 42.5}
+EDITED = {"order_id": "A-1001", "amount": 20}
+
+
+def refund_card(run: Run, decided: dict) -> str:
+    """The refund's tool card as the run that asked for it shows it (pydantic-ai's capture)."""
+    parser = SseParser()
+    path = INTEROP / "pydantic-ai-refund-edit-1.sse"
+    transcript = fold([parse_event(frame.data) for frame in parser.feed(path.read_bytes())])
+    plan = decide(user=UserAbilities(can_approve=True, can_upload=True, can_view_reasoning=True))
+    view = RunView(run, transcript, plan, decided=decided)
+    return render_to_string(
+        "agents_ui/run.html#tool-call", view.context(c=view.call_view(transcript.tool_calls["call_refund"]))
+    )
+
+
+def test_a_tool_card_shows_the_arguments_sent_after_an_edit_and_what_was_first_asked(refund):
+    user, run, _ = refund
+    assert "data-edited-from" not in refund_card(run, {})
+    record = ApprovalRecord.objects.create(
+        run=run, request_id="int-call_refund", tool_name="issue_refund", arguments=ASKED,
+        decision="approved_with_edits", edited_arguments=EDITED, decided_by=user,
+    )  # fmt: skip
+    html = refund_card(run, {"int-call_refund": record})
+    sent = html.split("data-sent-arguments>")[1].split("</pre>")[0]
+    assert "&quot;amount&quot;: 20" in sent and "42.5" not in sent
+    assert "42.5" in html.split("data-edited-from>")[1].split("</p>")[0]
+
+
+def test_a_tool_card_approved_as_asked_shows_its_own_arguments(refund):
+    user, run, _ = refund
+    record = ApprovalRecord.objects.create(
+        run=run, request_id="int-call_refund", tool_name="issue_refund", arguments=ASKED,
+        decision="approved", decided_by=user,
+    )  # fmt: skip
+    html = refund_card(run, {"int-call_refund": record})
+    assert "data-edited-from" not in html and "&quot;amount&quot;: 42.5" in html
+
+
+def test_when_a_request_expires_is_said_in_words_not_as_a_raw_timestamp(refund):
+    _, run, builder = refund
+    ask(builder, "2031-05-04T10:20:30.123456Z")
+    html = approvals_html(run, builder)
+    assert "Expires <time" in html and ">at 10:20:30 UTC</time>" in html
+    assert ">2031-05-04T10:20:30.123456Z<" not in html  # kept only for the machine, in datetime=

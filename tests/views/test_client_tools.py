@@ -9,15 +9,17 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
+from django.template.loader import render_to_string
 from django.test import AsyncClient
 
+from agents_ui.decisions import UserAbilities, decide
 from agents_ui.endpoints.plans import offered_client_tools, offers_client_tools, plan_inputs, user_abilities
-from agents_ui.models import AgentEndpoint, Conversation, Message, Run, RunEvent
+from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import ToolAnswer
 from agents_ui.runs.live import LIVE
 from agents_ui.sdk import SseParser, fold, parse_event
-from agents_ui.sdk.client_tools import DISMISSED, client_tool
+from agents_ui.sdk.client_tools import DISMISSED, client_tool, read_answer
 from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import _turns
 from tests.conftest import CAPTURES
@@ -273,3 +275,73 @@ def test_an_external_agents_call_is_its_own_to_finish():
     assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
     running = capture_view(CAPTURES / "starter-human_in_the_loop.sse", Run.Status.RUNNING)
     assert not any(running.call_view(c)["awaiting"] for c in running.transcript.tool_calls.values())
+
+
+# --- Microsoft Agent Framework's confirm_changes -----------------------------------------------------
+
+
+def confirm_changes_view(run_status: str, decided: dict | None = None) -> tuple[RunView, object]:
+    """Agent Framework's refund: an approval interrupt and its own confirm_changes for the same call."""
+    parser = SseParser()
+    path = INTEROP / "agent-framework-refund-approve-1.sse"
+    transcript = fold([parse_event(frame.data) for frame in parser.feed(path.read_bytes())])
+    run = Run.objects.create(
+        conversation=Conversation.objects.create(user=make_user(), endpoint=make_endpoint(), title="t"),
+        request={},
+        status=run_status,
+    )
+    plan = decide(user=UserAbilities(can_approve=True, can_upload=True, can_view_reasoning=True))
+    view = RunView(run, transcript, plan, decided=decided or {})
+    [call] = [c for c in transcript.tool_calls.values() if c.name == "confirm_changes"]
+    return view, call
+
+
+def card_html(view: RunView, call) -> str:
+    return render_to_string("agents_ui/run.html#tool-call", view.context(c=view.call_view(call)))
+
+
+def test_confirm_changes_is_a_confirm_card_that_decides_the_approval_naming_the_same_call():
+    view, call = confirm_changes_view(Run.Status.INTERRUPTED)
+    [interrupt] = view.transcript.open_interrupts
+    shown = view.call_view(call)
+    assert shown["client"].name == "confirm_changes" and not shown["awaiting"]
+    # Agent Framework refuses a tool message while its approval waits: the card decides the interrupt.
+    assert shown["decides"] == interrupt.id and interrupt.tool_call_id == "call_refund"
+    html = card_html(view, call)
+    assert f'name="decision-{interrupt.id}" value="approve"' in html
+    assert f"/runs/{view.run.pk}/decide" in html.replace("decide/", "decide")
+    assert "issue_refund" in html and "A-1001" in html and "waiting for the result" not in html
+
+
+def test_a_decided_confirm_changes_reads_as_answered_not_waiting():
+    view, call = confirm_changes_view(Run.Status.INTERRUPTED)
+    [interrupt] = view.transcript.open_interrupts
+    record = ApprovalRecord.objects.create(
+        run=view.run, request_id=interrupt.id, tool_name="issue_refund", arguments={}, decision="rejected",
+        decided_by=view.run.conversation.user,
+    )  # fmt: skip
+    view.decided = {interrupt.id: record}
+    shown = view.call_view(call)
+    assert shown["answered"] and not shown["decides"] and shown["decision"]["label"] == "Rejected"
+    html = card_html(view, call)
+    assert 'data-answer-state="answered"' in html and "Declined" in html and "<form" not in html
+
+
+def test_confirm_changes_alone_is_answered_as_agent_framework_reads_a_confirmation():
+    args = {
+        "function_name": "issue_refund",
+        "function_call_id": "call_refund",
+        "function_arguments": {"order_id": "A-1001"},
+        "steps": [{"description": "Execute issue_refund", "status": "enabled"}],
+    }
+    tool = client_tool("confirm_changes", args)
+    assert read_answer(tool, {"confirmed": "true"}) == (
+        {"accepted": True, "steps": [{"description": "Execute issue_refund", "status": "enabled"}]},
+        "",
+    )
+    assert read_answer(tool, {"confirmed": "false"})[0] == {
+        "accepted": False,
+        "steps": [{"description": "Execute issue_refund", "status": "disabled"}],
+    }
+    assert read_answer(tool, {})[1] == "Choose yes or no."
+    assert client_tool("confirm_changes", {"steps": "all"}) is None  # not its shape: any other call

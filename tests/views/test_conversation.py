@@ -90,6 +90,21 @@ async def test_the_message_is_saved_before_the_agent_is_called_and_the_answer_af
     assert "Read &lt;b&gt;it&lt;/b&gt;." in page  # the agent's HTML is text, never markup
 
 
+async def test_a_send_updates_the_side_list_and_removes_the_empty_state_only_once(browser):
+    first = (await browser.post("/agents/reader/send/", {"content": "Summarise this"})).content.decode()
+    conversation = await Conversation.objects.select_related("endpoint").aget()
+    # The new conversation shows in the side list at once, as the current one.
+    assert 'id="conversation-list"' in first and 'hx-swap-oob="true"' in first
+    assert f'href="{conversation.get_absolute_url()}" aria-current="page">Summarise this</a>' in first
+    assert 'id="transcript-empty" hx-swap-oob="delete"' in first
+    await settle()
+    data = {"content": "And now?", "conversation": str(conversation.pk)}
+    second = (await browser.post("/agents/reader/send/", data)).content.decode()
+    # The page has no empty state any more: an out-of-band swap for it would find no target.
+    assert "transcript-empty" not in second and 'id="conversation-list"' in second
+    await settle()
+
+
 async def test_following_a_finished_run_replays_it_and_closes(browser):
     await browser.post("/agents/reader/send/", {"content": "Hi"})
     await settle()

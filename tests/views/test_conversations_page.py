@@ -92,3 +92,30 @@ def test_a_conversation_whose_agent_is_still_answering_is_not_deleted(threads):
         LIVE.pop(str(run.pk), None)
     assert Conversation.objects.filter(pk=refund.pk).exists()
     assert "stop it first" in listed(client.get("/conversations/"))
+
+
+def test_the_workspace_side_list_comes_again_as_it_is_now(threads):
+    client, refund, shipping, _ = threads
+    page = listed(client.get(f"/agents/desk/c/{refund.pk}/"))
+    assert 'id="conversation-list"' in page and "Refund for order 1042" in page
+    Conversation.objects.filter(pk=shipping.pk).update(title="Delivery questions")
+    again = listed(client.get("/agents/desk/conversations/", {"current": str(refund.pk)}))
+    assert "Delivery questions" in again and "Shipping times" not in again
+    assert f'action="/conversations/{refund.pk}/rename/"' in again  # the current one can be renamed
+    refund.delete()
+    gone = listed(client.get("/agents/desk/conversations/", {"current": str(refund.pk)}))
+    assert "Refund for order" not in gone and "/rename/" not in gone
+    assert client.get("/agents/nosuch/conversations/").status_code == 404
+
+
+def test_a_rename_from_the_side_list_answers_with_the_list(threads):
+    client, refund, _, _ = threads
+    htmx = {"HTTP_HX_REQUEST": "true"}
+    response = client.post(f"/conversations/{refund.pk}/rename/", {"title": "Order 1042"}, **htmx)
+    assert response.status_code == 200
+    body = listed(response)
+    assert 'id="conversation-list"' in body and "Order 1042" in body and "Refund for" not in body
+    refused = listed(client.post(f"/conversations/{refund.pk}/rename/", {"title": " "}, **htmx))
+    assert "Give the conversation a name." in refused
+    refund.refresh_from_db()
+    assert refund.title == "Order 1042"

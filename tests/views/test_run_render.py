@@ -6,6 +6,8 @@ import re
 
 import pytest
 from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
     StateSnapshotEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
@@ -15,7 +17,7 @@ from ag_ui.core import (
 
 from agents_ui.decisions import UserAbilities, decide
 from agents_ui.models import Conversation, Run
-from agents_ui.sdk import TranscriptBuilder
+from agents_ui.sdk import TranscriptBuilder, a2ui
 from agents_ui.views.run_render import RunView, StreamRenderer, dom_id, markdown_html, streaming_markdown
 from tests.factories import make_endpoint, make_user
 
@@ -164,3 +166,70 @@ def test_code_blocks_are_highlighted_with_classes_never_styles():
 )
 def test_a_live_plain_line_renders_as_markdown_renders_it(line):
     assert streaming_markdown(line).tail_html == markdown_html(line)
+
+
+def test_an_open_code_block_is_a_code_block_while_it_streams():
+    text = "Here it is:\n\n```python\ndef f(x):\n    return x\n"
+    live = streaming_markdown(text)
+    assert '<pre class="code" data-lang="python"><code><span class="k">def</span>' in live.tail_html
+    assert "<p>def" not in live.tail_html
+    # The closing fence, while it arrives, is neither code nor text.
+    for arriving in ("`", "``", "```"):
+        assert "`" not in streaming_markdown(text + arriving).tail_html
+
+
+def test_a_long_open_code_block_stays_code_across_every_swap():
+    text, frozen, shown = "Intro.\n\n```python\n", 0, ""
+    for n in range(600):
+        text += f"    return value_{n}\n"
+        live = streaming_markdown(text, frozen)
+        frozen = live.frozen
+        shown += live.settled_html
+        # Never a paragraph: each part of the block, settled or live, is a code block.
+        assert "<p>return" not in live.tail_html and '<pre class="code"' in live.tail_html
+        assert len(live.tail_html) < 20_000
+    assert frozen > len(text) - 2_000
+    assert shown.count("<p>") == 1 and "<p>return" not in shown  # the intro, then only code
+
+
+def test_a_live_plain_line_inside_an_open_code_block_is_code(stream):
+    _, builder, renderer = stream
+    renderer.first()
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    builder.apply(TextMessageContentEvent(message_id="m", delta="```\n" + "x = 1\n" * 400))
+    renderer.update()
+    builder.apply(TextMessageContentEvent(message_id="m", delta="return it"))
+    html = renderer.update()
+    assert "<pre" in html and "<p>return it" not in html and "-line" not in html
+
+
+def test_an_activity_shows_at_its_place_and_is_swapped_whole_when_a_delta_changes_it(stream):
+    run, builder, renderer = stream
+    builder.apply(TextMessageStartEvent(message_id="m", role="assistant"))
+    builder.apply(TextMessageContentEvent(message_id="m", delta="Here it is"))
+    renderer.first()
+    content = {"a2ui_operations": [
+        {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": a2ui.BASIC_CATALOG_ID}},
+        {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+            {"id": "root", "component": "Text", "text": {"path": "/status"}}]}},
+        {"version": "v0.9", "updateDataModel": {"surfaceId": "s", "value": {"status": "holding"}}},
+    ]}  # fmt: skip
+    builder.apply(ActivitySnapshotEvent(message_id="a", activity_type="a2ui-surface", content=content))
+    html = renderer.update()
+    assert swapped_ids(html) == [
+        f"run-{run.pk}-body"
+    ]  # a new block: the body again, the block after the text
+    assert html.index('data-message="m"') < html.index('data-activity="a2ui-surface"') and "holding" in html
+    builder.apply(
+        ActivityDeltaEvent(
+            message_id="a",
+            activity_type="a2ui-surface",
+            patch=[
+                {"op": "replace", "path": "/a2ui_operations/2/updateDataModel/value/status", "value": "done"}
+            ],
+        )
+    )
+    html = renderer.update()
+    [swapped] = swapped_ids(html)
+    assert swapped.startswith("act-") and "done" in html and "holding" not in html
+    assert renderer.update() == ""  # nothing changed since

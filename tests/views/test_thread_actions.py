@@ -201,3 +201,92 @@ async def test_the_time_thought_comes_from_the_event_log_and_survives_a_reload(p
         await type(event).objects.filter(pk=event.pk).aupdate(received_at=start + timedelta(seconds=later))
     html = await page(person, thread)
     assert "Thought for 3 s" in html
+
+
+# --- An external agent keeps its own history ---------------------------------------------------------
+
+LEDGER_POLICY = {
+    "identity": {"name": "Ledger"},
+    "capabilities": {"messages": True, "conversations": True},
+    "streamProfiles": ["runtime-standard-v1"],
+    "defaultStreamProfile": "runtime-standard-v1",
+}
+
+
+@pytest.fixture
+async def ledger(fake_server):
+    """An external agent that answers with how many messages its own conversation holds."""
+    held: dict[str, list[str]] = {}
+
+    async def handler(exchange):
+        path, method = exchange.request.path.split("?")[0], exchange.request.method
+        if path.endswith("/policy"):
+            exchange.respond(200, LEDGER_POLICY)
+        elif path.endswith("/prepare"):
+            negotiated = {"streamProfile": "runtime-standard-v1", "outputModuleTypes": []}
+            exchange.respond(200, {"policy": LEDGER_POLICY, "negotiated": negotiated})
+        elif path.endswith("/conversations") and method == "POST":
+            conversation = f"conv-{len(held) + 1}"
+            held[conversation] = []
+            exchange.respond(201, {"id": conversation})
+        elif path.endswith("/messages"):
+            conversation = path.split("/")[-2]
+            held[conversation].append(exchange.request.json()["content"])
+            count = len(held[conversation])
+            text, message = f"{conversation} holds {count}", f"{conversation}-m{count}"
+            exchange.start_sse()
+            for number, (name, data) in enumerate(
+                [
+                    ("run:started", {"runId": "r", "conversationId": conversation}),
+                    ("message:started", {"messageId": message, "role": "assistant"}),
+                    ("message:completed", {"messageId": message, "content": text}),
+                    ("run:completed", {"runId": "r"}),
+                ]
+            ):
+                await exchange.send(f"id: {number}\nevent: {name}\ndata: {json.dumps(data)}\n\n")
+        else:
+            exchange.respond(404, {"error": {"code": "not_found", "message": "no"}})
+
+    server = await fake_server(handler)
+    server.held = held
+    return server
+
+
+@pytest.fixture
+async def ledger_person(ledger):
+    await sync_to_async(make_endpoint)(slug="echo", protocol="external", base_url=f"{ledger.url}/agent")
+    user = await sync_to_async(make_user)(everyday=True)
+    client = HtmxClient()
+    await client.aforce_login(user)
+    client.user, client.agent = user, ledger
+    return client
+
+
+async def test_an_external_agent_starts_afresh_when_its_first_answer_is_made_again(ledger_person):
+    thread = await say(ledger_person, "one")
+    assert "conv-1 holds 1" in await page(ledger_person, thread)
+    first = await Run.objects.aget()
+    await ledger_person.post(f"/runs/{first.pk}/regenerate/")
+    await settle()
+    html = await page(ledger_person, thread)
+    # A new conversation of its own: the agent holds only what the page shows.
+    assert "conv-2 holds 1" in html and "conv-1 holds" not in html
+    assert "starts a new conversation of its own" in html
+    assert ledger_person.agent.held == {"conv-1": ["one"], "conv-2": ["one"]}
+
+
+async def test_an_external_agent_that_cannot_be_rewound_is_said_to_remember(ledger_person):
+    thread = await say(ledger_person, "one")
+    await say(ledger_person, "two", str(thread.pk))
+    html = await page(ledger_person, thread)
+    # Said before going back: on the regenerate control and in the edit form.
+    assert "past your first message it cannot be rewound" in html
+    assert 'data-agent-history="kept"' in html
+    second = await Run.objects.alatest("created_at")
+    await ledger_person.post(f"/runs/{second.pk}/edit/", {"content": "TWO"})
+    await settle()
+    html = await page(ledger_person, thread)
+    # Its own history still has the replaced turn, and the page says so.
+    assert "conv-1 holds 3" in html
+    assert "still remembers what was replaced here" in html
+    assert ledger_person.agent.held == {"conv-1": ["one", "two", "TWO"]}

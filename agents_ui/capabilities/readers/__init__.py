@@ -7,17 +7,19 @@
 - An external agent's public policy, with what `prepare()` negotiated (external.py).
 - No declaration at all: every fact unknown.
 
-An A2A Agent Card gets a reader here too: `a2a.py` with `read(card) -> CapabilityProfile`, and a
-keyword of `read_declaration` for it. Decisions never change for a new shape: they read the profile.
+- An A2A Agent Card, read in the SDK's 1.0 form (a2a.py).
+
+Decisions never change for a new shape: they read the profile.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from agents_ui.capabilities.profile import AGUI_EMPTY, NONE, UNKNOWN, CapabilityProfile
-from agents_ui.capabilities.readers import agui, crewai, external, strands
+from agents_ui.capabilities.readers import a2a, agui, crewai, external, strands
 from agents_ui.capabilities.readers.document import as_json, capped, kept
 
 UNKNOWN_SHAPE = "declaration in an unknown shape"
@@ -48,12 +50,25 @@ def read_policy(policy: Any, negotiated: Any = None) -> CapabilityProfile:
     return external.read(raw, granted if isinstance(granted, Mapping) else None)
 
 
+def read_card(card: Any, sent: Any = None) -> CapabilityProfile:
+    """An A2A Agent Card in the SDK's 1.0 field names (`agents_ui.sdk.a2a.normalised_card`), and the
+    card as it was sent (kept for the explain view)."""
+    if not isinstance(card, Mapping):
+        return CapabilityProfile(shape=NONE)
+    profile = a2a.read(card)
+    return replace(profile, raw=sent) if isinstance(sent, Mapping) else profile
+
+
 def read_declaration(
-    *, capabilities: Any = None, policy: Any = None, negotiated: Any = None
+    *, capabilities: Any = None, policy: Any = None, negotiated: Any = None, card: Any = None
 ) -> CapabilityProfile:
     """The profile of whatever the agent declared; nothing declared gives a profile of unknowns."""
-    if capabilities is not None and policy is not None:
-        raise ValueError("An agent declares AG-UI capabilities or an external policy, not both")
+    if sum(x is not None for x in (capabilities, policy, card)) > 1:
+        raise ValueError(
+            "An agent declares AG-UI capabilities, an external policy or an Agent Card, not both"
+        )
+    if card is not None:
+        return read_card(card)
     if capabilities is not None:
         return read_agui(capabilities)
     if policy is not None:

@@ -30,6 +30,7 @@ from agents_ui.capabilities.profile import (
     Transport,
 )
 from agents_ui.capabilities.provenance import UNSAID, Fact, Kind, Provenance
+from agents_ui.capabilities.readers import a2ui
 from agents_ui.capabilities.readers.document import Document, capped, kept
 from agents_ui.capabilities.values import SubagentInfo, ToolInfo
 
@@ -123,6 +124,7 @@ def read(
         ),
         custom=doc.mapping("custom"),
         files=_custom_files(doc),
+        generative_ui=a2ui.from_custom(doc),
         limits=Limits(
             requests_per_minute=doc.count(
                 "custom.rateLimit.maxRequestsPerMinute", note="the seed's own example of a custom capability"

@@ -112,6 +112,9 @@ class ScriptedLlm(BaseLlm):
                     {"steps": [{"description": "Draft", "status": "enabled"}]},
                     "call_steps",
                 )
+            if common.ASK_TOOL in offered:
+                # A client offering generic UI tools (as Agents UI does): ask through them instead.
+                return _call(common.ASK_TOOL, common.ASK_ARGS, common.ASK_CALL_ID)
             return _text(_words(f"I need the {common.CLIENT_TOOL} tool, which this client did not offer."))
         earlier = sum(1 for c in contents[:-1] if c.role == "model")
         hello = (

@@ -94,6 +94,9 @@ def script(messages: Sequence[Message], options: Mapping[str, Any]) -> list[Chat
             return _call(
                 common.CLIENT_TOOL, {"steps": [{"description": "Draft", "status": "enabled"}]}, "call_steps"
             )
+        if common.ASK_TOOL in offered:
+            # A client offering generic UI tools (as Agents UI does): ask through them instead.
+            return _call(common.ASK_TOOL, common.ASK_ARGS, common.ASK_CALL_ID)
         return _words(f"I need the {common.CLIENT_TOOL} tool, which this client did not offer.")
     earlier = sum(1 for m in messages[:-1] if m.role == "assistant" and _text_of(m))
     return _words(

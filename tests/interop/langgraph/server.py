@@ -89,6 +89,9 @@ def _chunks_for(messages: list[BaseMessage], client_tools: list[str]) -> list[AI
         if common.CLIENT_TOOL in client_tools:
             args = {"steps": [{"description": "Draft", "status": "enabled"}]}
             return _call(common.CLIENT_TOOL, args, "call_steps")
+        if common.ASK_TOOL in client_tools:
+            # A client offering generic UI tools (as Agents UI does): ask through them instead.
+            return _call(common.ASK_TOOL, common.ASK_ARGS, common.ASK_CALL_ID)
         return _words(f"I need the {common.CLIENT_TOOL} tool, which this client did not offer.")
     earlier = sum(1 for m in messages[:-1] if isinstance(m, AIMessage))
     return _words(

@@ -103,10 +103,10 @@ async def script(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator
             args = json.dumps({"steps": [{"description": "Draft", "status": "enabled"}]})
             yield {0: DeltaToolCall(name=common.CLIENT_TOOL, json_args=args, tool_call_id="call_steps")}
             return
-        if any(tool.name == "ask_user" for tool in info.function_tools):
+        if any(tool.name == common.ASK_TOOL for tool in info.function_tools):
             # A client offering generic UI tools (as Agents UI does): ask through them instead.
-            args = json.dumps({"question": "Which steps should I plan?", "suggestions": ["Draft", "Review"]})
-            yield {0: DeltaToolCall(name="ask_user", json_args=args, tool_call_id="call_ask")}
+            args = json.dumps(common.ASK_ARGS)
+            yield {0: DeltaToolCall(name=common.ASK_TOOL, json_args=args, tool_call_id=common.ASK_CALL_ID)}
             return
         async for word in _words(f"I need the {common.CLIENT_TOOL} tool, which this client did not offer."):
             yield word

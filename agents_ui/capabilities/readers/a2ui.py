@@ -1,0 +1,69 @@
+"""A2UI (Google's Agent-to-UI protocol) in a declaration: whether the agent builds interfaces with it.
+
+AG-UI's `AgentCapabilities` has no field for A2UI, so this product reads a custom capability,
+`custom.a2ui`, holding A2UI's own server capabilities (`{"v0.9": {"supportedCatalogIds": [...],
+"acceptsInlineCatalogs": false}}`; `true` or `false` are read too). In A2A, A2UI is an extension
+of the agent card (`capabilities.extensions[]` with A2UI's URI, its `params` the same object):
+`from_extensions` reads that for an A2A reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agents_ui.capabilities.profile import GenerativeUI
+from agents_ui.capabilities.provenance import UNSAID, Fact, Kind, Provenance
+from agents_ui.capabilities.readers.document import Document
+
+# The same ids as agents_ui/sdk/a2ui.py (this package imports nothing of the SDK's).
+VERSION = "v0.9"
+EXTENSION_URI = "https://a2ui.org/a2a-extension/a2ui/v0.9"
+CUSTOM_PATH = "custom.a2ui"
+NOTE = "this product's custom capability for A2UI: A2UI's server capabilities (docs/PROTOCOLS.md)"
+
+
+def read_server_capabilities(raw: Any) -> tuple[bool | None, tuple[str, ...]]:
+    """A2UI's server capabilities (`{"v0.9": {"supportedCatalogIds": [...]}}`, or `true` / `false`):
+    whether the agent speaks A2UI v0.9 (None: it does not say), and the catalogues it names."""
+    if isinstance(raw, bool):
+        return raw, ()
+    if not isinstance(raw, Mapping) or not raw:
+        return None, ()
+    version = raw.get(VERSION)
+    if not isinstance(version, Mapping):
+        return False, ()  # other versions of A2UI only
+    ids = version.get("supportedCatalogIds")
+    catalogs = tuple(str(i)[:300] for i in ids[:20] if isinstance(i, str)) if isinstance(ids, list) else ()
+    return True, catalogs
+
+
+def from_custom(doc: Document) -> GenerativeUI:
+    """The AG-UI custom capability `custom.a2ui`; absent, A2UI is not declared (unknown)."""
+    raw = doc.at(CUSTOM_PATH)
+    speaks, catalogs = read_server_capabilities(raw)
+    provenance = (doc.provenance(CUSTOM_PATH, note=NOTE),)
+    return GenerativeUI(
+        a2ui=Fact(speaks, provenance),
+        catalogs=Fact(catalogs, provenance) if catalogs else UNSAID,
+    )
+
+
+def from_extensions(extensions: Any, source: str, path: str = "capabilities.extensions") -> GenerativeUI:
+    """An A2A agent card's extensions: A2UI's URI among them declares it (its params name catalogues)."""
+    if not isinstance(extensions, list):
+        return GenerativeUI()
+    for index, extension in enumerate(extensions[:50]):
+        if isinstance(extension, Mapping) and extension.get("uri") == EXTENSION_URI:
+            params = extension.get("params")
+            where = Provenance(
+                source, f"{path}[{index}]", extension.get("uri"), Kind.DECLARED, "A2UI's A2A extension"
+            )
+            ids = params.get("supportedCatalogIds") if isinstance(params, Mapping) else None
+            catalogs = tuple(i for i in ids[:20] if isinstance(i, str)) if isinstance(ids, list) else ()
+            return GenerativeUI(
+                a2ui=Fact(True, (where,)), catalogs=Fact(catalogs, (where,)) if catalogs else UNSAID
+            )
+    return GenerativeUI(
+        a2ui=Fact(None, (Provenance(source, path, None, Kind.DECLARED, "no A2UI extension"),))
+    )

@@ -1,0 +1,353 @@
+"""A2A agents (Agent2Agent 1.0), through the official `a2a-sdk`: its types, its card parser, its client.
+
+Discovery reads the Agent Card at `{base}/.well-known/agent-card.json` (bounded in size and depth,
+parsed by the SDK) and tells four outcomes apart: a card the client can use, an unreachable card, a
+card that fails validation, and a valid card whose interfaces the client cannot speak (gRPC only).
+Nothing else the card names is fetched here: only the card and the interface it declares.
+
+A run sends one message (streaming when the card says so, else one complete response) and yields
+the SDK's `StreamResponse` objects as they come (task, message, status update, artifact update),
+within the run's bounds: the whole answer's size, the wait for each event, the run's length.
+No Django import in here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import httpx
+from a2a.client import A2AClientError, A2AClientTimeoutError, ClientConfig, ClientFactory
+from a2a.client.card_resolver import parse_agent_card
+from a2a.types import a2a_pb2 as pb
+from a2a.utils import errors as a2a_errors
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH, TransportProtocol
+from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
+
+from .errors import (
+    AgentError,
+    AgentTimeoutError,
+    AgentUnreachableError,
+    EventIdleTimeoutError,
+    InternalAgentError,
+    InvalidRequestError,
+    NotFoundError,
+    ProtocolError,
+    RunTimeLimitError,
+    RunTooLargeError,
+    UnsupportedCapabilityError,
+    UnsupportedMediaTypeError,
+)
+from .limits import (
+    DEFAULT_EVENT_IDLE_TIMEOUT,
+    DEFAULT_MAX_TOTAL_BYTES,
+    DEFAULT_RUN_TIME_LIMIT,
+    MAX_JSON_DEPTH,
+    exceeds_depth,
+    size_label,
+)
+from .transport import (
+    BodyOutOfBoundsError,
+    make_timeout,
+    raise_for_status,
+    read_json,
+    translate_transport_errors,
+)
+
+__all__ = [
+    "CARD_PATH",
+    "USABLE_BINDINGS",
+    "A2AAgent",
+    "CardDiscovery",
+    "card_url",
+    "event_from_record",
+    "event_record",
+    "normalised_card",
+    "parse_card",
+    "usable_interface",
+]
+
+CARD_PATH = AGENT_CARD_WELL_KNOWN_PATH
+# The bindings the SDK's client speaks without extra packages (gRPC needs grpcio).
+USABLE_BINDINGS: tuple[str, ...] = (TransportProtocol.JSONRPC.value, TransportProtocol.HTTP_JSON.value)
+# An Agent Card is a small document; a large one is refused before it is parsed.
+MAX_CARD_BYTES = 512 * 1024
+
+CardStatus = Literal["declared", "invalid", "unreachable", "unsupported"]
+
+
+@dataclass(frozen=True)
+class CardDiscovery:
+    """What reading the Agent Card found; `raw` is the card as sent (when it was JSON)."""
+
+    status: CardStatus
+    source_url: str
+    raw: dict[str, Any] | None = None
+    error: str = ""
+    error_code: str | None = None
+
+
+def card_url(base_url: str) -> str:
+    return f"{base_url.rstrip('/')}{CARD_PATH}"
+
+
+def parse_card(raw: Mapping[str, Any]) -> pb.AgentCard:
+    """The SDK's AgentCard from a card's JSON (0.3 fields mapped by the SDK), or ProtocolError."""
+    if not isinstance(raw, Mapping):
+        raise ProtocolError("the Agent Card is not a JSON object")
+    if exceeds_depth(raw, MAX_JSON_DEPTH):
+        raise ProtocolError(f"the Agent Card is nested more than {MAX_JSON_DEPTH} levels deep")
+    try:
+        # The SDK's parser rewrites 0.3 fields in place: it gets a copy.
+        card = parse_agent_card(copy.deepcopy(dict(raw)))
+    except (ParseError, TypeError, ValueError, AttributeError) as exc:
+        raise ProtocolError(f"the Agent Card is not valid: {exc}") from exc
+    missing = [name for name in ("name", "description", "version") if not getattr(card, name)]
+    if missing or not card.supported_interfaces:
+        what = ", ".join([*missing, *([] if card.supported_interfaces else ["supportedInterfaces"])])
+        raise ProtocolError(f"the Agent Card lacks required fields: {what}")
+    return card
+
+
+def normalised_card(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A card's JSON in the SDK's 1.0 field names (0.3 fields mapped), or ProtocolError."""
+    return MessageToDict(parse_card(raw))
+
+
+def usable_interface(card: pb.AgentCard) -> pb.AgentInterface | None:
+    """The first declared interface the client speaks over HTTP(S), in the agent's order."""
+    for interface in card.supported_interfaces:
+        if interface.protocol_binding in USABLE_BINDINGS and interface.url.lower().startswith(
+            ("http://", "https://")
+        ):
+            return interface
+    return None
+
+
+# --- the event log: each StreamResponse as the JSON the agent's binding carries -------------------
+
+_KINDS = ("task", "message", "status_update", "artifact_update")
+
+
+def event_record(event: pb.StreamResponse) -> tuple[str, str]:
+    """A StreamResponse -> (type, JSON text) for a run's event log."""
+    import json
+
+    kind = event.WhichOneof("payload") or "empty"
+    return f"a2a:{kind}", json.dumps(MessageToDict(event), separators=(",", ":"))
+
+
+def event_from_record(type_: str, payload: Mapping[str, Any]) -> pb.StreamResponse | None:
+    if not type_.startswith("a2a:") or type_[4:] not in _KINDS:
+        return None
+    return ParseDict(dict(payload), pb.StreamResponse(), ignore_unknown_fields=True)
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+_ERRORS: tuple[tuple[type[Exception], type[AgentError], str], ...] = (
+    (a2a_errors.TaskNotFoundError, NotFoundError, "The agent no longer knows this task."),
+    (a2a_errors.TaskNotCancelableError, InvalidRequestError, "The task has ended: it cannot be stopped."),
+    (a2a_errors.ContentTypeNotSupportedError, UnsupportedMediaTypeError, ""),
+    (a2a_errors.UnsupportedOperationError, UnsupportedCapabilityError, ""),
+    (a2a_errors.PushNotificationNotSupportedError, UnsupportedCapabilityError, ""),
+    (a2a_errors.InvalidParamsError, InvalidRequestError, ""),
+    (a2a_errors.InvalidRequestError, InvalidRequestError, ""),
+    (a2a_errors.MethodNotFoundError, UnsupportedCapabilityError, ""),
+    (a2a_errors.VersionNotSupportedError, UnsupportedCapabilityError, ""),
+    (a2a_errors.ExtensionSupportRequiredError, UnsupportedCapabilityError, ""),
+    (a2a_errors.InvalidAgentResponseError, ProtocolError, ""),
+    (a2a_errors.JSONParseError, ProtocolError, ""),
+    (a2a_errors.InternalError, InternalAgentError, ""),
+)
+
+
+def translate(exc: BaseException) -> AgentError:
+    """An SDK error as the product's AgentError (the JSON-RPC / HTTP errors of the spec)."""
+    if isinstance(exc, AgentError):
+        return exc
+    if isinstance(exc, A2AClientTimeoutError | httpx.TimeoutException | TimeoutError):
+        return AgentTimeoutError(f"the A2A agent did not answer in time ({exc})")
+    for cls, ours, message in _ERRORS:
+        if isinstance(exc, cls):
+            error = ours(message or str(exc)[:300] or None)
+            if ours is UnsupportedCapabilityError:
+                error.capability = "this request"
+            return error
+    if isinstance(exc, A2AClientError):
+        text = str(exc)
+        if "HTTP Error 401" in text or "HTTP Error 403" in text:
+            return InvalidRequestError("the A2A agent refused the credentials", code="unauthorized")
+        if "Network communication error" in text or "HTTP client is closed" in text:
+            return AgentUnreachableError(text[:300])
+        return ProtocolError(text[:300])
+    if isinstance(exc, httpx.HTTPError):
+        return AgentUnreachableError(str(exc)[:300])
+    if isinstance(exc, ValueError):  # the SDK's "no compatible transports found", a bad payload
+        return ProtocolError(str(exc)[:300])
+    return InternalAgentError(str(exc)[:300] or None)
+
+
+# --- the client -----------------------------------------------------------------------------------
+
+
+class A2AAgent:
+    """One A2A agent: its card, and runs through the SDK's client on the caller's HTTP client."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        client: httpx.AsyncClient,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        card_url: str | None = None,
+        max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+        event_idle_timeout: float = DEFAULT_EVENT_IDLE_TIMEOUT,
+        run_time_limit: float = DEFAULT_RUN_TIME_LIMIT,
+    ) -> None:
+        self.base_url = base_url
+        self.discovery_url = card_url or globals()["card_url"](base_url)
+        self._client = client
+        self._headers = dict(headers or {})
+        self.timeout = make_timeout(timeout)
+        self.max_total_bytes = max_total_bytes
+        self.event_idle_timeout = event_idle_timeout
+        self.run_time_limit = run_time_limit
+
+    async def discover(self) -> CardDiscovery:
+        """Read the Agent Card. Never raises for agent-side problems."""
+        url = self.discovery_url
+        try:
+            with translate_transport_errors("the Agent Card"):
+                async with self._client.stream(
+                    "GET", url, headers={**self._headers, "Accept": "application/json"}, timeout=self.timeout
+                ) as response:
+                    await raise_for_status(response)
+                    try:
+                        body = await read_json(response, "the Agent Card", limit=MAX_CARD_BYTES)
+                    except BodyOutOfBoundsError as exc:
+                        return CardDiscovery("invalid", url, error=exc.message, error_code=exc.code)
+        except ProtocolError as exc:  # a 200 that is not JSON: the card is not valid
+            return CardDiscovery("invalid", url, error=exc.message, error_code=exc.code)
+        except AgentError as exc:
+            return CardDiscovery("unreachable", url, error=str(exc), error_code=exc.code)
+        if not isinstance(body, dict):
+            return CardDiscovery("invalid", url, error="the Agent Card is not a JSON object")
+        try:
+            card = parse_card(body)
+        except ProtocolError as exc:
+            return CardDiscovery("invalid", url, raw=body, error=exc.message, error_code=exc.code)
+        if usable_interface(card) is None:
+            bindings = ", ".join(sorted({i.protocol_binding or "?" for i in card.supported_interfaces}))
+            return CardDiscovery(
+                "unsupported",
+                url,
+                raw=body,
+                error=f"the card offers only {bindings}; this product speaks {', '.join(USABLE_BINDINGS)}",
+            )
+        return CardDiscovery("declared", url, raw=body)
+
+    def _sdk_client(self, card: pb.AgentCard, *, streaming: bool) -> Any:
+        config = ClientConfig(
+            streaming=streaming,
+            httpx_client=self._client,
+            supported_protocol_bindings=list(USABLE_BINDINGS),
+        )
+        # The card's own order decides among the bindings both sides speak (the SDK's default).
+        return ClientFactory(config).create(card)
+
+    def _context(self) -> Any:
+        from a2a.client import ClientCallContext
+        from a2a.client.service_parameters import ServiceParameters
+
+        parameters = ServiceParameters(self._headers) if self._headers else None
+        return ClientCallContext(timeout=self.timeout.read, service_parameters=parameters)
+
+    async def send(
+        self,
+        card: pb.AgentCard,
+        message: pb.Message,
+        *,
+        stream: bool = True,
+        accepted: list[str] | None = None,
+    ) -> AsyncIterator[pb.StreamResponse]:
+        """Send one message and yield what the agent answers, within the run's bounds.
+
+        Ends when the agent's stream ends (a task in a final or interrupted state, or a message).
+        Closing the iterator early closes the connection.
+        """
+        request = pb.SendMessageRequest(message=message)
+        if accepted:
+            request.configuration.accepted_output_modes.extend(accepted)
+        try:
+            client = self._sdk_client(card, streaming=stream)
+        except ValueError as exc:
+            raise UnsupportedCapabilityError(str(exc), capability="the agent's interfaces") from exc
+        async with aclosing(client.send_message(request, context=self._context())) as events:
+            async for event in self._bounded(events):
+                yield event
+
+    async def subscribe(self, card: pb.AgentCard, task_id: str) -> AsyncIterator[pb.StreamResponse]:
+        """Follow a task that is still working (after a cut connection)."""
+        client = self._sdk_client(card, streaming=True)
+        request = pb.SubscribeToTaskRequest(id=task_id)
+        async with aclosing(client.subscribe(request, context=self._context())) as events:
+            async for event in self._bounded(events):
+                yield event
+
+    async def get_task(self, card: pb.AgentCard, task_id: str) -> pb.Task:
+        client = self._sdk_client(card, streaming=False)
+        try:
+            return await client.get_task(pb.GetTaskRequest(id=task_id), context=self._context())
+        except Exception as exc:
+            raise translate(exc) from exc
+
+    async def cancel(self, card: pb.AgentCard, task_id: str) -> pb.Task:
+        """Ask the agent to cancel the task (tasks/cancel)."""
+        client = self._sdk_client(card, streaming=False)
+        try:
+            return await client.cancel_task(pb.CancelTaskRequest(id=task_id), context=self._context())
+        except Exception as exc:
+            raise translate(exc) from exc
+
+    async def _bounded(self, events: AsyncIterator[pb.StreamResponse]) -> AsyncIterator[pb.StreamResponse]:
+        started = time.monotonic()
+        total = 0
+        iterator = aiter(events)
+        while True:
+            left = self.run_time_limit - (time.monotonic() - started)
+            if left <= 0:
+                raise RunTimeLimitError(
+                    f"The agent's answer took longer than {self.run_time_limit:g} seconds, "
+                    "the most one run may take, so it was stopped there."
+                )
+            try:
+                event = await asyncio.wait_for(anext(iterator), timeout=min(left, self.event_idle_timeout))
+            except StopAsyncIteration:
+                return
+            except TimeoutError as exc:
+                if time.monotonic() - started >= self.run_time_limit:
+                    raise RunTimeLimitError(
+                        f"The agent's answer took longer than {self.run_time_limit:g} seconds, "
+                        "the most one run may take, so it was stopped there."
+                    ) from exc
+                raise EventIdleTimeoutError(
+                    f"The agent sent nothing for {self.event_idle_timeout:g} seconds, so the run was stopped."
+                ) from exc
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                raise translate(exc) from exc
+            total += event.ByteSize()
+            if total > self.max_total_bytes:
+                raise RunTooLargeError(
+                    f"The agent's answer reached {size_label(self.max_total_bytes)}, the most one run may "
+                    "take, so the run was stopped there."
+                )
+            yield event

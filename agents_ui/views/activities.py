@@ -1,0 +1,124 @@
+"""AG-UI activities in the conversation: one block each, at its place among messages and tool
+calls, drawn by the renderer of its type; a type without one is a readable card (its type and its
+content as a folding tree), never dropped.
+
+A2UI surfaces (`a2ui-surface`, sdk/a2ui.py) are drawn as Django templates (templates/agents_ui/a2ui/):
+each surface is one form; a button that sends an event posts it, and the action goes to the agent as
+AG-UI's A2UI middleware expects it (`forwardedProps.a2uiAction.userAction`) in a new run
+(views/a2ui_actions.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from agents_ui.sdk import a2ui
+from agents_ui.sdk.transcript import ActivityRecord
+from agents_ui.views.state_tree import state_tree
+
+CONTROL = "generative-ui"
+# What a run's request holds when it takes a person's action on a surface to the agent.
+ACTION_KEY = "a2ui_action"
+
+
+def dom_of(run_id: Any, message_id: str) -> str:
+    """An activity's block id, scoped by run (AG-UI ids are not unique across a thread's runs)."""
+    digest = hashlib.blake2s(f"{run_id}:{message_id}".encode(), digest_size=6).hexdigest()
+    return f"act-{digest}"
+
+
+def activity_view(rv: Any, record: ActivityRecord) -> dict[str, Any]:
+    """What the activity templates read for one activity of a run."""
+    view = {
+        "id": record.message_id,
+        "type": record.activity_type[:80],
+        "dom": dom_of(rv.run.pk, record.message_id),
+        "note": "",
+    }
+    renderer = RENDERERS.get(record.activity_type)
+    if renderer is not None:
+        refusal = refused_by_plan(rv.plan)
+        if refusal:
+            view["note"] = refusal
+        else:
+            return {**view, **renderer(rv, record, view["dom"])}
+    return {**view, "template": "agents_ui/activities/card.html", "tree": state_tree(record.content)}
+
+
+def refused_by_plan(plan: Any) -> str:
+    """Why this agent's surfaces are shown as their content only: the admin turned the renderer
+    off (evidence from runs shows it otherwise, whatever was declared)."""
+    try:
+        control = plan[CONTROL]
+    except KeyError:
+        return ""
+    if control.hidden and any(reason.source == "override" for reason in control.reasons):
+        return "The admin turned generative UI off for this agent: its interface is shown as its content."
+    return ""
+
+
+def signature(record: ActivityRecord) -> Any:
+    """What changes when the activity's block must be drawn again."""
+    return (record.activity_type, record.revision)
+
+
+# --- A2UI ------------------------------------------------------------------------------------------
+
+
+def _a2ui_view(rv: Any, record: ActivityRecord, dom: str) -> dict[str, Any]:
+    activity = a2ui.read_activity(record.content)
+    sent = rv.a2ui_sent.get(record.message_id, {}) if hasattr(rv, "a2ui_sent") else {}
+    surfaces = []
+    for index, surface in enumerate(activity.surfaces):
+        action = sent.get(surface.id)
+        values = action.get("values") if isinstance(action, Mapping) else None
+        if not surface.supported:
+            surfaces.append(
+                {
+                    "id": surface.id,
+                    "dom": f"{dom}-s{index}",
+                    "unsupported": surface.catalog_id or "(none)",
+                    "tree": state_tree(
+                        {"components": list(surface.components.values()), "data": surface.data}
+                    ),
+                }
+            )
+            continue
+        tree = a2ui.render(surface, values if isinstance(values, Mapping) else None)
+        surfaces.append(
+            {
+                "id": surface.id,
+                "dom": f"{dom}-s{index}",
+                "root": tree.root,
+                "notes": tree.notes,
+                "agent_name": surface.agent_name,
+                "sent": action or None,
+                "actions": bool(tree.actions),
+            }
+        )
+    return {
+        "template": "agents_ui/a2ui/activity.html",
+        "surfaces": surfaces,
+        "status": activity.status,
+        "error": activity.error,
+        "deleted": activity.deleted,
+        "notes": activity.notes,
+    }
+
+
+# activity type -> its renderer: (RunView, record, dom id) -> what its template reads.
+RENDERERS: dict[str, Callable[[Any, ActivityRecord, str], dict[str, Any]]] = {a2ui.ACTIVITY_TYPE: _a2ui_view}
+
+
+def sent_actions(runs: list[Any]) -> dict[Any, dict[str, dict[str, dict[str, Any]]]]:
+    """The actions later runs took to the agent, by the run whose surface they came from:
+    run pk (as text) -> activity id -> surface id -> the action (the last one wins)."""
+    found: dict[Any, dict[str, dict[str, dict[str, Any]]]] = {}
+    for run in runs:
+        action = (run.request or {}).get(ACTION_KEY)
+        if isinstance(action, Mapping) and isinstance(action.get("activity"), str):
+            by_activity = found.setdefault(str(action.get("run")), {})
+            by_activity.setdefault(action["activity"], {})[str(action.get("surface"))] = dict(action)
+    return found

@@ -1,0 +1,161 @@
+"""An A2A server built with a2a-sdk's server side, for tests: not the demo agent, a test's own.
+
+`A2ATestAgent(streaming=..., bindings=...)` serves, on a free loopback port, an Agent Card and the
+SDK's JSON-RPC (and HTTP+JSON) routes. `card_override` replaces the card's JSON (a card that fails
+validation); `bindings=("GRPC",)` declares only an interface the client cannot use. What it answers:
+
+- "ask ...": input-required ("Which colour?"); the answer in the same task completes it, echoing it;
+- "fail": failed, with a reason; "reject": rejected; "auth": auth-required;
+- "slow": ten text chunks, half a second apart (to stop);
+- a file part: an artifact naming it; anything else: an echo artifact streamed in three chunks,
+  a data artifact, and a closing message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.request_handlers.response_helpers import agent_card_to_dict
+from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import a2a_pb2 as pb
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from tests.support.live_server import ThreadedUvicorn
+
+
+class EchoExecutor(AgentExecutor):
+    def __init__(self) -> None:
+        self.asked: set[str] = set()
+        self.canceled: list[str] = []
+        self.received: list[pb.Message] = []
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        self.canceled.append(context.task_id or "")
+        await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task_id, context_id = context.task_id or "", context.context_id or ""
+        if context.message is not None:
+            self.received.append(context.message)
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        if context.current_task is None:  # a new task: the SDK wants the Task itself first
+            await event_queue.enqueue_event(
+                pb.Task(
+                    id=task_id,
+                    context_id=context_id,
+                    status=pb.TaskStatus(state=pb.TASK_STATE_SUBMITTED),
+                    history=[context.message] if context.message else [],
+                )
+            )
+        await updater.start_work()
+        text = context.get_user_input().strip()
+        say = updater.new_agent_message
+        if task_id in self.asked:
+            self.asked.discard(task_id)
+            await updater.add_artifact(
+                [pb.Part(text=f"You chose {text}.")], artifact_id="answer", name="Answer"
+            )
+            await updater.complete(say([pb.Part(text=f"Noted: {text}.")]))
+        elif text.startswith("ask"):
+            self.asked.add(task_id)
+            await updater.requires_input(say([pb.Part(text="Which colour?")]))
+        elif text == "fail":
+            await updater.failed(say([pb.Part(text="The echo chamber collapsed.")]))
+        elif text == "reject":
+            await updater.reject(say([pb.Part(text="Not my kind of request.")]))
+        elif text == "auth":
+            await updater.requires_auth(say([pb.Part(text="Sign in with an API key first.")]))
+        elif text == "slow":
+            for n in range(10):
+                await updater.add_artifact(
+                    [pb.Part(text=f"chunk {n} ")], artifact_id="slow", name="Slow", append=n > 0
+                )
+                await asyncio.sleep(0.5)
+            await updater.complete()
+        elif any(p.WhichOneof("content") == "raw" for p in context.message.parts):
+            names = [p.filename for p in context.message.parts if p.WhichOneof("content") == "raw"]
+            await updater.add_artifact(
+                [pb.Part(raw=b"id,name\n1,echo\n", filename="echo.csv", media_type="text/csv")],
+                artifact_id="files",
+                name="Files",
+            )
+            await updater.complete(say([pb.Part(text=f"Got {', '.join(names)}.")]))
+        else:
+            for n, chunk in enumerate(("**Echo**: ", text, ".")):
+                await updater.add_artifact(
+                    [pb.Part(text=chunk, media_type="text/markdown")],
+                    artifact_id="echo",
+                    name="Echo",
+                    append=n > 0,
+                    last_chunk=n == 2,
+                )
+            data = pb.Part(media_type="application/json")
+            data.data.struct_value.update({"length": len(text), "words": text.split()[:5]})
+            await updater.add_artifact([data], artifact_id="stats", name="Stats")
+            await updater.complete(say([pb.Part(text="Done echoing.")]))
+
+
+def test_card(base: str, *, streaming: bool = True, bindings: tuple[str, ...] = ("JSONRPC",)) -> pb.AgentCard:
+    urls = {"JSONRPC": f"{base}/rpc", "HTTP+JSON": f"{base}/rest", "GRPC": "127.0.0.1:1"}
+    return pb.AgentCard(
+        name="Echo Test Agent",
+        description="Echoes, asks, fails and streams on request.",
+        version="0.1.0",
+        provider=pb.AgentProvider(organization="Tests"),
+        documentation_url="javascript:alert(1)",
+        supported_interfaces=[
+            pb.AgentInterface(url=urls[b], protocol_binding=b, protocol_version="1.0") for b in bindings
+        ],
+        capabilities=pb.AgentCapabilities(streaming=streaming),
+        default_input_modes=["text/plain", "image/png", "text/csv"],
+        default_output_modes=["text/markdown", "application/json"],
+        skills=[
+            pb.AgentSkill(
+                id="echo", name="Echo", description="Says it back.", examples=["Echo this"], tags=["echo"]
+            ),
+            pb.AgentSkill(id="ask", name="Ask", description="Asks a question.", input_modes=["text/plain"]),
+        ],
+        security_schemes={
+            "key": pb.SecurityScheme(
+                api_key_security_scheme=pb.APIKeySecurityScheme(location="header", name="X-Api-Key")
+            )
+        },
+    )
+
+
+class A2ATestAgent(ThreadedUvicorn):
+    def __init__(
+        self,
+        *,
+        streaming: bool = True,
+        bindings: tuple[str, ...] = ("JSONRPC",),
+        card_override: dict[str, Any] | None = None,
+    ) -> None:
+        self.executor = EchoExecutor()
+        self.card_requests = 0
+        handler = DefaultRequestHandler(
+            agent_executor=self.executor,
+            task_store=InMemoryTaskStore(),
+            agent_card=test_card("http://127.0.0.1", streaming=streaming, bindings=bindings),
+        )
+
+        async def card(request: Request) -> JSONResponse:
+            self.card_requests += 1
+            if card_override is not None:
+                return JSONResponse(card_override)
+            return JSONResponse(
+                agent_card_to_dict(test_card(self.url, streaming=streaming, bindings=bindings))
+            )
+
+        routes: list[Any] = [Route("/.well-known/agent-card.json", card)]
+        routes += create_jsonrpc_routes(handler, rpc_url="/rpc")
+        routes += create_rest_routes(handler, path_prefix="/rest")
+        super().__init__(Starlette(routes=routes))
