@@ -59,7 +59,7 @@ def test_admin_registers_tests_rediscovers_compares_and_overrides(admin_page: Pa
     page.select_option("select[name=action]", "rediscover_now")
     page.click("button[name=index]")
     # Many agents: a summary, and a line for each one needing a look.
-    message(page, "Re-discovered 12 agents: 11 declared what they can do, 1 need a look")
+    message(page, "Re-discovered 14 agents: 13 declared what they can do, 1 need a look")
     message(page, "Legacy Helpdesk Bot: no discovery (capabilities unknown)")
     expect(page.locator("#result_list .discovery-declared").first).to_be_visible()
     screenshot("admin-endpoints")
