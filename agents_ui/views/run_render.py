@@ -458,7 +458,10 @@ class RunView:
             "args": args,
             "args_hidden": args_hidden,
             "args_error": call.args_error,
-            "edited_from": json.dumps(call.args, ensure_ascii=False, sort_keys=True) if edited else "",
+            # What the agent asked, as the decision recorded it (a later snapshot may rewrite the call).
+            "edited_from": json.dumps(record.arguments or call.args, ensure_ascii=False, sort_keys=True)
+            if edited
+            else "",
             "has_result": call.has_result,
             "result": result,
             "result_hidden": result_hidden,

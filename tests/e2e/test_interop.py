@@ -38,7 +38,7 @@ class Framework:
     endpoint: str = "default"
     # What the user reads when the model fails (Agent Framework hides the exception's text).
     failure: str = common.FAILURE
-    # Whether the approval offers an edit (ADK's confirmation takes yes or no only).
+    # Whether the approval offers an edit (ADK's confirmation and Strands' take yes or no only).
     edits: bool = True
     subagents: bool = False
 
@@ -53,6 +53,7 @@ FRAMEWORKS = [
     Framework("langgraph", subagents=True),
     Framework("adk", edits=False),
     Framework("agent-framework", failure="An internal error has occurred while streaming events."),
+    Framework("strands", edits=False),
 ]
 
 
@@ -200,7 +201,7 @@ def test_approval_edit(page: Page, agent):
     edit = form.locator('input[value="edit"]')
     if not framework.edits:
         expect(edit).to_have_count(0)  # the agent takes yes or no: no edit is offered
-        pytest.skip(f"{framework.id} takes no edited arguments")
+        pytest.skip("the agent takes yes or no, no edited arguments")
     edit.check()
     form.locator("textarea").fill(json.dumps(EDITED_ARGS))
     form.get_by_role("button", name="Send decision").click()
@@ -241,7 +242,7 @@ def test_frontend_tool(page: Page, agent):
 def test_subagent(page: Page, agent):
     framework, url = agent
     if not framework.subagents:
-        pytest.skip(f"{framework.id} has no sub-agent scenario")
+        pytest.skip("no sub-agent scenario")
     start(page, url, "research the launch date")
     tree = last_run(page).locator(".subagent-tree")
     expect(tree).to_contain_text("researcher")
@@ -253,7 +254,7 @@ def test_subagent(page: Page, agent):
 def test_adk_confirmation(page: Page, agent):
     framework, url = agent
     if framework.peer != "adk":
-        pytest.skip("ADK's own confirmation tool")
+        pytest.skip("only ADK asks through a confirmation tool of its own")
     form = ask_for_refund(page, url)
     expect(form.locator("[data-arguments]")).to_contain_text("A-1001")
     expect(form.locator("legend")).not_to_contain_text("adk_request_confirmation")
@@ -267,7 +268,7 @@ def test_agent_framework_confirm_changes(page: Page, agent):
     confirm card decides that interrupt (the only answer the framework takes while it waits)."""
     framework, url = agent
     if framework.peer != "agent-framework":
-        pytest.skip("Agent Framework's own confirmation tool")
+        pytest.skip("only Agent Framework sends confirm_changes")
     start(page, url, "refund my order A-1001", "interrupted")
     card = last_run(page).locator("[data-client-tool=confirm_changes]")
     expect(card.locator("[data-confirms]")).to_contain_text("issue_refund")

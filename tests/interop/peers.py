@@ -87,6 +87,7 @@ PEERS: dict[str, Peer] = {
             "Microsoft Agent Framework",
             ("agent-framework-ag-ui", "agent-framework-core", "ag-ui-protocol"),
         ),
+        Peer("strands", "AWS Strands", ("ag-ui-strands", "strands-agents", "ag-ui-protocol")),
     )
 }
 

@@ -29,6 +29,7 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "langgraph": ("LangGraph", "langgraph"),
     "adk": ("Google ADK", "adk"),
     "agent-framework": ("Microsoft Agent Framework", "agent-framework"),
+    "strands": ("AWS Strands", "strands"),
 }
 # Rows: test function -> feature.
 FEATURES: dict[str, str] = {
@@ -124,20 +125,21 @@ def render(results: dict[tuple[str, str], tuple[str, str]], versions: dict[str, 
         "| Feature | " + " | ".join(headings) + " |",
         "|---|" + "---|" * len(headings),
     ]
-    notes: dict[str, str] = {}
+    # (feature, why) -> the columns it is not applicable to.
+    notes: dict[tuple[str, str], list[str]] = {}
     for test, feature in FEATURES.items():
         row = []
         for param in FRAMEWORKS:
             outcome, reason = results[(test, param)]
             row.append(_MARKS[outcome])
             if outcome == "n/a" and reason:
-                notes.setdefault(f"{feature}, {FRAMEWORKS[param][0]}", reason)
+                notes.setdefault((feature, reason), []).append(FRAMEWORKS[param][0])
         lines.append(f"| {feature} | " + " | ".join(row) + " |")
     for feature, text in NOT_COVERED.items():
         lines.append(f"| {feature} | " + " | ".join([text] * len(headings)) + " |")
     if notes:
         lines += ["", "Not applicable:", ""]
-        lines += [f"- {where}: {why}." for where, why in notes.items()]
+        lines += [f"- {feature}, {', '.join(where)}: {why}." for (feature, why), where in notes.items()]
     lines += ["", "Versions:", ""]
     for name, found in versions.items():
         pins = ", ".join(f"`{d}=={v}`" for d, v in found.items()) or "not installed"

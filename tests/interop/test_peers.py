@@ -38,8 +38,9 @@ class Profile:
     approval_tool: str = "issue_refund"
     interrupt_reason: str = "tool_call"
     response_schema: bool = True
-    # ADK wraps a tool's return value as {"result": ...}.
+    # ADK wraps a tool's return value as {"result": ...}; Strands sends it as JSON (a string quoted).
     wrapped_results: bool = False
+    json_results: bool = False
     # Whether the provider's reasoning signature reaches the client (ADK keeps it in its session).
     signed_reasoning: bool = True
     # How a person's rejection is sent (Agent Framework's schema allows no `reason`).
@@ -54,6 +55,9 @@ class Profile:
         if self.wrapped_results:
             value = json.loads(content)
             return value["result"] if "result" in value else json.dumps(value)
+        if self.json_results:
+            value = json.loads(content)
+            return value if isinstance(value, str) else json.dumps(value)
         return content
 
     @property
@@ -84,7 +88,18 @@ PROFILES = [
         reject=tuple(REJECT_PLAIN.items()),
         failure="An internal error has occurred while streaming events.",
     ),
+    Profile(
+        "strands",
+        rejected="User denied approval for 'issue_refund'.",
+        edited=REFUND,  # interrupt_on_call takes yes or no: the call runs as the model made it
+        response_schema=False,
+        json_results=True,
+        signed_reasoning=False,
+    ),
 ]
+
+
+AGENT_FRAMEWORK = next(p for p in PROFILES if p.peer == "agent-framework")
 
 
 @pytest.fixture(params=PROFILES, ids=[p.id for p in PROFILES])
@@ -393,7 +408,7 @@ async def test_agent_framework_asks_through_an_interrupt_and_its_own_confirm_cha
 
 async def test_agent_framework_refuses_a_rejection_with_a_reason(peer_server):
     t = AgUiThread(peer_server("agent-framework").url())
-    await _refund_interrupt(t, PROFILES[-1])
+    await _refund_interrupt(t, AGENT_FRAMEWORK)
     resumed = await t.decide(REJECT)
     assert resumed.transcript.outcome.kind == "error"
     assert resumed.transcript.outcome.code == "APPROVAL_RESUME_INVALID"
@@ -401,10 +416,10 @@ async def test_agent_framework_refuses_a_rejection_with_a_reason(peer_server):
 
 async def test_agent_framework_rejection_result_arrives_only_in_the_messages_snapshot(peer_server):
     t = AgUiThread(peer_server("agent-framework").url())
-    original = await _refund_interrupt(t, PROFILES[-1])
+    original = await _refund_interrupt(t, AGENT_FRAMEWORK)
     resumed = await t.decide(REJECT_PLAIN)
     assert "TOOL_CALL_RESULT" not in resumed.types
-    assert resumed.transcript.tool_calls[original.id].result == PROFILES[-1].rejected
+    assert resumed.transcript.tool_calls[original.id].result == AGENT_FRAMEWORK.rejected
 
 
 async def test_agent_framework_takes_a_confirm_changes_answer_only_as_its_interrupts_resume(peer_server):

@@ -108,7 +108,7 @@ async def test_the_product_resumes_a_pydantic_ai_approval(pydantic_ai):
     assert (await sync_to_async(replay)(resumed)).tool_calls["call_refund"].result == REFUND
 
 
-@pytest.mark.parametrize("peer", ["langgraph", "adk", "agent-framework"])
+@pytest.mark.parametrize("peer", ["langgraph", "adk", "agent-framework", "strands"])
 async def test_the_product_resumes_an_approval_where_the_server_keeps_the_thread(peer, peer_server):
     endpoint = await _endpoint(peer_server(peer).url())
     run = await _say(endpoint, "refund my order A-1001")
