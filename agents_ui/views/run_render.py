@@ -90,10 +90,11 @@ def _media_rule(renderer: Any, tokens: list[Any], idx: int, options: Any, env: A
     """A Markdown image: shown where the plan shows media (`env["media"]`), checked (media.py)."""
     token = tokens[idx]
     alt = renderer.renderInlineAsText(token.children or [], options, env)
-    if not (isinstance(env, dict) and env.get("media")):
-        return format_html('<span class="media-note">[{}: {}]</span>', "image", alt or "not shown")
-    item = media.of_markdown(str(token.attrGet("src") or ""), alt)
-    return render_to_string("agents_ui/run.html#media-inline", {"item": item})
+    src = str(token.attrGet("src") or "")
+    if not env.get("media"):
+        word = "audio clip" if src[:11].lower() == "data:audio/" else "image"
+        return format_html('<span class="media-note">[{}: {}]</span>', word, alt or "not shown")
+    return render_to_string("agents_ui/run.html#media-inline", {"item": media.of_markdown(src, alt)})
 
 
 _markdown.add_render_rule("image", _media_rule)
