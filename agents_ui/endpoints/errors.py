@@ -20,6 +20,7 @@ MESSAGES: dict[str, str] = {
     "unreachable": "The agent cannot be reached.",
     "timeout": "The agent did not answer in time.",
     "protocol_error": "The agent answered in a form this product cannot read.",
+    "unauthorized": "The agent refused this product's credentials: an admin must set the one it requires.",
 }
 
 # The product's own bounds on a run: the SDK's message already says which bound and where it cut.

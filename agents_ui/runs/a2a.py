@@ -15,7 +15,13 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 
 from agents_ui.models import Attachment, CapabilitySnapshot, Conversation, Message, Run
-from agents_ui.sdk import AgentError, UnsupportedCapabilityError
+from agents_ui.sdk import (
+    AgentError,
+    AgentUnreachableError,
+    ProtocolError,
+    RunTooLargeError,
+    UnsupportedCapabilityError,
+)
 from agents_ui.sdk.a2a import A2AAgent, parse_card, pb
 from agents_ui.sdk.transcript import Transcript
 
@@ -75,27 +81,43 @@ async def outgoing_message(run: Run, task_id: str) -> pb.Message:
 async def a2a_events(
     agent: A2AAgent, run: Run, earlier: Sequence[Transcript], *, stream: bool
 ) -> AsyncIterator[pb.StreamResponse]:
-    """Send the run's message and yield the agent's answer; a task still working when the run is
-    stopped is canceled."""
+    """Send the run's message and yield the agent's answer. A streamed answer cut before the task
+    ended is followed again once (SubscribeToTask); a task still working when the run is stopped
+    is canceled."""
     card = await stored_card(run)
     message = await outgoing_message(run, open_task(earlier))
     conversation = run.conversation
-    task_id, finished = message.task_id, False
-    try:
-        async for event in agent.send(card, message, stream=stream):
+    seen = {"task_id": message.task_id, "finished": False}
+
+    async def follow(events: AsyncIterator[pb.StreamResponse]) -> AsyncIterator[pb.StreamResponse]:
+        async for event in events:
             task_id, context_id, state = _ids(event)
-            task_id = task_id or message.task_id
+            seen["task_id"] = task_id or seen["task_id"]
             if context_id and context_id != conversation.remote_id:
                 conversation.remote_id = context_id[:200]
                 await Conversation.objects.filter(pk=conversation.pk).aupdate(
                     remote_id=conversation.remote_id
                 )
-            finished = finished or state in _ENDS
+            seen["finished"] = seen["finished"] or state in _ENDS
             yield event
-        finished = True
+
+    try:
+        try:
+            async for event in follow(agent.send(card, message, stream=stream)):
+                yield event
+        except (AgentUnreachableError, ProtocolError) as exc:
+            cut = (
+                stream and seen["task_id"] and not seen["finished"] and not isinstance(exc, RunTooLargeError)
+            )
+            if not cut:
+                raise
+            logger.info("the stream of A2A task %s was cut (%s): following it again", seen["task_id"], exc)
+            async for event in follow(agent.subscribe(card, seen["task_id"])):
+                yield event
+        seen["finished"] = True
     finally:
-        if not finished and task_id:
-            await _cancel(agent, card, task_id)
+        if not seen["finished"] and seen["task_id"]:
+            await _cancel(agent, card, seen["task_id"])
 
 
 _ENDS = frozenset(

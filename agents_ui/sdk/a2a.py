@@ -38,10 +38,12 @@ from .errors import (
     InvalidRequestError,
     NotFoundError,
     ProtocolError,
+    RateLimitedError,
     RunTimeLimitError,
     RunTooLargeError,
     UnsupportedCapabilityError,
     UnsupportedMediaTypeError,
+    parse_retry_after,
 )
 from .limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
@@ -64,12 +66,12 @@ __all__ = [
     "USABLE_BINDINGS",
     "A2AAgent",
     "CardDiscovery",
-    "card_url",
     "event_from_record",
     "event_record",
     "normalised_card",
     "parse_card",
     "usable_interface",
+    "well_known_card_url",
 ]
 
 CARD_PATH = AGENT_CARD_WELL_KNOWN_PATH
@@ -92,7 +94,7 @@ class CardDiscovery:
     error_code: str | None = None
 
 
-def card_url(base_url: str) -> str:
+def well_known_card_url(base_url: str) -> str:
     return f"{base_url.rstrip('/')}{CARD_PATH}"
 
 
@@ -179,10 +181,22 @@ def translate(exc: BaseException) -> AgentError:
             if ours is UnsupportedCapabilityError:
                 error.capability = "this request"
             return error
+    response = getattr(exc.__cause__, "response", None)
+    if isinstance(exc, A2AClientError) and isinstance(response, httpx.Response):
+        status = response.status_code
+        if status in (401, 403):
+            return InvalidRequestError(
+                "the A2A agent refused the credentials", code="unauthorized", status=status
+            )
+        if status == 429:
+            retry = parse_retry_after(response.headers.get("Retry-After"))
+            return RateLimitedError(status=status, retry_after=retry)
+        if status == 404:
+            return NotFoundError("nothing answers at the interface the Agent Card gives", status=status)
+        if status >= 500:
+            return InternalAgentError(status=status)
     if isinstance(exc, A2AClientError):
         text = str(exc)
-        if "HTTP Error 401" in text or "HTTP Error 403" in text:
-            return InvalidRequestError("the A2A agent refused the credentials", code="unauthorized")
         if "Network communication error" in text or "HTTP client is closed" in text:
             return AgentUnreachableError(text[:300])
         return ProtocolError(text[:300])
@@ -194,6 +208,39 @@ def translate(exc: BaseException) -> AgentError:
 
 
 # --- the client -----------------------------------------------------------------------------------
+
+
+class _CappedStream(httpx.AsyncByteStream):
+    """A response body cut once it passes `limit` bytes: the SDK reads SSE lines and JSON bodies
+    whole, so an agent's endless line must stop here, before it is buffered."""
+
+    def __init__(self, inner: Any, limit: int) -> None:
+        self._inner, self._limit, self._seen = inner, limit, 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._seen += len(chunk)
+            if self._seen > self._limit:
+                raise RunTooLargeError(
+                    f"The agent's answer reached {size_label(self._limit)}, the most one run may take, "
+                    "so the run was stopped there."
+                )
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _cap_responses(client: httpx.AsyncClient, limit: int) -> None:
+    """Every response the client reads for the SDK is cut at `limit` bytes (added once per client)."""
+    if getattr(client, "_a2a_capped", False):
+        return
+
+    async def cap(response: httpx.Response) -> None:
+        response.stream = _CappedStream(response.stream, limit)
+
+    client.event_hooks["response"] = [*client.event_hooks["response"], cap]
+    client._a2a_capped = True  # type: ignore[attr-defined]
 
 
 class A2AAgent:
@@ -212,7 +259,7 @@ class A2AAgent:
         run_time_limit: float = DEFAULT_RUN_TIME_LIMIT,
     ) -> None:
         self.base_url = base_url
-        self.discovery_url = card_url or globals()["card_url"](base_url)
+        self.discovery_url = card_url or well_known_card_url(base_url)
         self._client = client
         self._headers = dict(headers or {})
         self.timeout = make_timeout(timeout)
@@ -254,6 +301,7 @@ class A2AAgent:
         return CardDiscovery("declared", url, raw=body)
 
     def _sdk_client(self, card: pb.AgentCard, *, streaming: bool) -> Any:
+        _cap_responses(self._client, self.max_total_bytes)
         config = ClientConfig(
             streaming=streaming,
             httpx_client=self._client,
@@ -275,7 +323,6 @@ class A2AAgent:
         message: pb.Message,
         *,
         stream: bool = True,
-        accepted: list[str] | None = None,
     ) -> AsyncIterator[pb.StreamResponse]:
         """Send one message and yield what the agent answers, within the run's bounds.
 
@@ -283,8 +330,6 @@ class A2AAgent:
         Closing the iterator early closes the connection.
         """
         request = pb.SendMessageRequest(message=message)
-        if accepted:
-            request.configuration.accepted_output_modes.extend(accepted)
         try:
             client = self._sdk_client(card, streaming=stream)
         except ValueError as exc:

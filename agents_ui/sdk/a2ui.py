@@ -19,7 +19,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -45,6 +45,7 @@ __all__ = [
     "render",
     "resolve_pointer",
     "submit",
+    "thread_surfaces",
 ]
 
 VERSION = "v0.9"
@@ -197,8 +198,12 @@ class Activity:
         return next((s for s in self.surfaces if s.id == surface_id), None)
 
 
-def read_activity(content: Any) -> Activity:
-    """The surfaces an `a2ui-surface` activity's content describes, within the bounds."""
+def read_activity(content: Any, prior: Mapping[str, Surface] | None = None) -> Activity:
+    """The surfaces an `a2ui-surface` activity's content describes, within the bounds.
+
+    `prior` are the thread's surfaces as earlier activities left them (`thread_surfaces`): an update
+    for one of them, without a createSurface here, goes on from there (an agent updates a surface
+    it created in an earlier turn, as AG-UI's A2UI middleware tells it to)."""
     activity = Activity()
     if not isinstance(content, Mapping):
         _note(activity.notes, "The interface is not an object: nothing to show.")
@@ -224,14 +229,20 @@ def read_activity(content: Any) -> Activity:
         operations = operations[:MAX_OPERATIONS]
     surfaces: dict[str, Surface] = {}
     for number, operation in enumerate(operations):
-        _apply(activity, surfaces, number, operation)
+        _apply(activity, surfaces, number, operation, prior or {})
     activity.surfaces = list(surfaces.values())
     if activity.surfaces:
         activity.status = ""  # a painted surface supersedes the progress it replaces
     return activity
 
 
-def _apply(activity: Activity, surfaces: dict[str, Surface], number: int, operation: Any) -> None:
+def _apply(
+    activity: Activity,
+    surfaces: dict[str, Surface],
+    number: int,
+    operation: Any,
+    prior: Mapping[str, Surface],
+) -> None:
     notes = activity.notes
     if not isinstance(operation, Mapping):
         _note(notes, f"Message {number + 1} is not an object: left out.")
@@ -273,15 +284,43 @@ def _apply(activity: Activity, surfaces: dict[str, Surface], number: int, operat
         )
         return
     if surface is None:
-        # An agent may update a surface it knows exists: the Basic Catalog is assumed.
         if len(surfaces) >= MAX_SURFACES:
             _note(notes, f"More than {MAX_SURFACES} surfaces: {surface_id!r} was left out.")
             return
-        surface = surfaces[surface_id] = Surface(surface_id)
+        earlier = prior.get(surface_id)
+        if earlier is not None:
+            surface = surfaces[surface_id] = _copy(earlier)
+        else:
+            # An agent may update a surface it knows exists: the Basic Catalog is assumed.
+            surface = surfaces[surface_id] = Surface(surface_id)
     if kind == "updateComponents":
         _update_components(surface, body.get("components"), number)
     else:
         _update_data(surface, body, number)
+
+
+def _copy(surface: Surface) -> Surface:
+    return Surface(
+        surface.id,
+        catalog_id=surface.catalog_id,
+        theme=dict(surface.theme),
+        send_data_model=surface.send_data_model,
+        components=dict(surface.components),
+        data=json.loads(json.dumps(surface.data)),
+    )
+
+
+def thread_surfaces(
+    contents: Iterable[Any], prior: Mapping[str, Surface] | None = None
+) -> dict[str, Surface]:
+    """The thread's surfaces after these activities' contents, oldest first (deleted ones gone)."""
+    state = dict(prior or {})
+    for content in contents:
+        activity = read_activity(content, state)
+        for surface_id in activity.deleted:
+            state.pop(surface_id, None)
+        state.update((surface.id, surface) for surface in activity.surfaces)
+    return state
 
 
 def _update_components(surface: Surface, components: Any, number: int) -> None:
@@ -775,7 +814,7 @@ class _Builder:
     ) -> None:
         trigger = self.build(c.get("trigger"), scope, depth, inside)
         # The trigger opens the dialog: a button's own action does not run from there.
-        node.props["trigger"] = (
+        node.props["trigger"] = _inline(
             trigger.children[0] if trigger.kind == "Button" and trigger.children else trigger
         )
         node.props["content"] = self.build(c.get("content"), scope, depth, inside)
@@ -846,7 +885,7 @@ class _Builder:
     def _Button(
         self, node: Node, c: Mapping[str, Any], scope: str, depth: int, inside: frozenset[str]
     ) -> None:
-        node.children = [self.build(c.get("child"), scope, depth, inside)]
+        node.children = [_inline(self.build(c.get("child"), scope, depth, inside))]
         node.props["variant"] = c.get("variant") if c.get("variant") in BUTTON_VARIANTS else "default"
         action = c.get("action") if isinstance(c.get("action"), Mapping) else {}
         event = action.get("event")
@@ -942,6 +981,13 @@ class _Builder:
         node.props["min"] = _input_moment(self.values.text(c.get("min"), scope), kind)
         node.props["max"] = _input_moment(self.values.text(c.get("max"), scope), kind)
         node.props["name"] = self._bound(node, c.get("value"), scope)
+
+
+def _inline(node: Node) -> Node:
+    """A button's label: its Text is drawn as a phrase (a button holds no paragraphs)."""
+    if node.kind == "Text":
+        node.props["inline"] = True
+    return node
 
 
 def _input_moment(value: str, kind: str) -> str:

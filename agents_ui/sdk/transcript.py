@@ -23,6 +23,7 @@ from .a2a_fold import TaskRecord, apply_stream_response
 from .state import StateKeeper
 
 A2UI_ACTIVITY = "a2ui-surface"  # AG-UI's A2UI middleware (sdk/a2ui.py)
+A2UI_MODULE = "a2ui"  # an external agent's output module of A2UI operations (docs/PROTOCOLS.md)
 
 __all__ = [
     "ActivityRecord",
@@ -1028,8 +1029,14 @@ class TranscriptBuilder:
         record.decision = event.decision
 
     def _x_module(self, event: ext.ModuleEvent) -> None:
-        self.transcript.observed.modules = True
-        self.transcript.modules.append((event.type, event.data))
+        t = self.transcript
+        t.observed.modules = True
+        if event.type == A2UI_MODULE:
+            # An A2UI surface as an output module: an activity of its own, drawn like AG-UI's.
+            record = self._activity(f"module-{t.event_count}", A2UI_ACTIVITY)
+            record.content = self._activity_keeper.snapshot(None, event.data, t.errors)
+            return
+        t.modules.append((event.type, event.data))
 
     def _x_grounding(self, event: ext.GroundingEvent) -> None:
         self.transcript.observed.grounding = True

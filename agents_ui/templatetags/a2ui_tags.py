@@ -36,9 +36,9 @@ _LEVELS = {"h1": 3, "h2": 4, "h3": 5, "h4": 6, "h5": 6}
 
 @register.filter
 def a2ui_text(text: str, variant: str = "body") -> SafeString:
-    """A Text component's words: inline Markdown in a heading, Markdown blocks otherwise."""
+    """A Text component's words: inline Markdown in a heading or a button, Markdown blocks otherwise."""
     text = str(text or "")
-    if variant in _LEVELS:
+    if variant in _LEVELS or variant == "inline":
         html = _markdown.renderInline(text.lstrip("#").strip())
         tags = {"strong", "em", "code", "del"}
     else:

@@ -17,12 +17,12 @@ from django.views.decorators.http import require_POST
 
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Run
-from agents_ui.runs.history import transcript_of
+from agents_ui.runs.history import thread_runs, transcript_of
 from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import start_run
 from agents_ui.sdk import a2ui
 from agents_ui.views.access import users_run
-from agents_ui.views.activities import ACTION_KEY, dom_of, refused_by_plan
+from agents_ui.views.activities import ACTION_KEY, dom_of, prior_surfaces, refused_by_plan, surfaces_before
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView
 
@@ -46,7 +46,10 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     record = transcript.activities.get(request.POST.get("activity") or "")
     if record is None or record.activity_type != a2ui.ACTIVITY_TYPE:
         raise Http404("No such interface.")
-    surface = a2ui.read_activity(record.content).surface(request.POST.get("surface") or "")
+    earlier = await sync_to_async(thread_runs)(run.conversation, before=run)
+    prior = prior_surfaces([t for _, t in earlier])
+    activity = a2ui.read_activity(record.content, surfaces_before(prior, transcript, record))
+    surface = activity.surface(request.POST.get("surface") or "")
     if surface is None or not surface.supported:
         raise Http404("No such surface.")
     inputs = await plan_inputs(run.conversation.endpoint, await user_abilities(await request.auser()))
@@ -76,7 +79,7 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     start_run(new_run, plan)
     if not request.htmx:
         return redirect(run.conversation.get_absolute_url())
-    old = RunView(run, transcript, plan)
+    old = RunView(run, transcript, plan, a2ui_prior=prior)
     old.a2ui_sent = {record.message_id: {surface.id: action}}
     new_view = RunView(new_run, transcript_of(new_run), plan, live=True)
     context = {"old": old, "new": new_view, "a": old.activity_view(record), "action": action}

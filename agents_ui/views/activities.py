@@ -11,7 +11,7 @@ AG-UI's A2UI middleware expects it (`forwardedProps.a2uiAction.userAction`) in a
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agents_ui.sdk import a2ui
@@ -67,9 +67,44 @@ def signature(record: ActivityRecord) -> Any:
 # --- A2UI ------------------------------------------------------------------------------------------
 
 
+def _a2ui_contents(records: Iterable[ActivityRecord], before: int | None = None) -> list[Any]:
+    chosen = [
+        r
+        for r in records
+        if r.activity_type == a2ui.ACTIVITY_TYPE and (before is None or r.position < before)
+    ]
+    return [r.content for r in sorted(chosen, key=lambda r: r.position)]
+
+
+def prior_surfaces(
+    transcripts: Iterable[Any], start: Mapping[str, a2ui.Surface] | None = None
+) -> dict[str, a2ui.Surface]:
+    """The thread's A2UI surfaces as these runs (oldest first) left them, after `start`: a later
+    turn's update of a surface goes on from there."""
+    state: dict[str, a2ui.Surface] = dict(start or {})
+    for transcript in transcripts:
+        state = a2ui.thread_surfaces(_a2ui_contents(transcript.activities.values()), state)
+    return state
+
+
+def surfaces_before(
+    prior: Mapping[str, a2ui.Surface], transcript: Any, record: ActivityRecord
+) -> dict[str, a2ui.Surface]:
+    """The thread's surfaces just before this activity: the earlier runs', then this run's before it."""
+    return a2ui.thread_surfaces(_a2ui_contents(transcript.activities.values(), record.position), prior)
+
+
 def _a2ui_view(rv: Any, record: ActivityRecord, dom: str) -> dict[str, Any]:
-    activity = a2ui.read_activity(record.content)
+    prior = getattr(rv, "a2ui_prior", None)
+    prior = prior() if callable(prior) else prior or {}
+    transcript = getattr(rv, "transcript", None)
+    activity = a2ui.read_activity(
+        record.content, surfaces_before(prior, transcript, record) if transcript is not None else prior
+    )
     sent = rv.a2ui_sent.get(record.message_id, {}) if hasattr(rv, "a2ui_sent") else {}
+    # An external agent's protocol carries no action back: its surfaces are shown, not used.
+    external = getattr(rv, "_external", None)
+    readonly = bool(external()) if callable(external) else False
     surfaces = []
     for index, surface in enumerate(activity.surfaces):
         action = sent.get(surface.id)
@@ -96,6 +131,7 @@ def _a2ui_view(rv: Any, record: ActivityRecord, dom: str) -> dict[str, Any]:
                 "agent_name": surface.agent_name,
                 "sent": action or None,
                 "actions": bool(tree.actions),
+                "readonly": readonly,
             }
         )
     return {

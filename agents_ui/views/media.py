@@ -30,6 +30,8 @@ from agents_ui.sdk.limits import safe_link
 
 MAX_MEDIA_BYTES = 1024 * 1024
 MAX_MEDIA_ITEMS = 4
+# The longest data: URL read: the encoded bytes at the bound, and room for the type and parameters.
+_MAX_DATA_URL = 4 * (MAX_MEDIA_BYTES // 3 + 1) + 200
 
 # Declared type -> its canonical name, for each type shown. Aliases agents use are accepted.
 _IMAGE_TYPES = {t: t for t in ("image/png", "image/jpeg", "image/gif", "image/webp")} | {
@@ -124,10 +126,6 @@ def inline(kind: Kind, mime_type: str, encoded: str, label: str = "") -> Media:
         )
     src = f"data:{canonical};base64,{base64.b64encode(data).decode('ascii')}"
     return Media(kind, label, src=src, mime_type=canonical, size=len(data))
-
-
-# The longest data: URL read: the encoded bytes at the bound, and room for the type and parameters.
-_MAX_DATA_URL = 4 * (MAX_MEDIA_BYTES // 3 + 1) + 200
 
 
 def from_url(kind: Kind, url: str, mime_type: str = "", label: str = "") -> Media:

@@ -90,10 +90,11 @@ def _media_rule(renderer: Any, tokens: list[Any], idx: int, options: Any, env: A
     """A Markdown image: shown where the plan shows media (`env["media"]`), checked (media.py)."""
     token = tokens[idx]
     alt = renderer.renderInlineAsText(token.children or [], options, env)
-    if not (isinstance(env, dict) and env.get("media")):
-        return format_html('<span class="media-note">[{}: {}]</span>', "image", alt or "not shown")
-    item = media.of_markdown(str(token.attrGet("src") or ""), alt)
-    return render_to_string("agents_ui/run.html#media-inline", {"item": item})
+    src = str(token.attrGet("src") or "")
+    if not env.get("media"):
+        word = "audio clip" if src[:11].lower() == "data:audio/" else "image"
+        return format_html('<span class="media-note">[{}: {}]</span>', word, alt or "not shown")
+    return render_to_string("agents_ui/run.html#media-inline", {"item": media.of_markdown(src, alt)})
 
 
 _markdown.add_render_rule("image", _media_rule)
@@ -377,6 +378,8 @@ class RunView:
     answerable: bool = True
     # The person's actions on this run's A2UI surfaces, sent with later runs (views/activities.py).
     a2ui_sent: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The thread's A2UI surfaces as earlier runs left them (or a function giving them, while live).
+    a2ui_prior: Any = None
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0

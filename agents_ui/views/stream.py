@@ -22,6 +22,7 @@ from agents_ui.runs.history import decided_for, decided_in, thought_seconds, thr
 from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
 from agents_ui.views.access import users_run
+from agents_ui.views.activities import prior_surfaces
 from agents_ui.views.run_render import RunView, StreamRenderer
 
 # The browser gets at most this many swaps a second per run: a fast agent is coalesced, a slow
@@ -65,6 +66,10 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     plan = inputs.plan(source.observed)
     view = RunView(run, source, plan, can_approve=abilities.can_approve, decided=decided)
     view.thought = thought
+    # Earlier turns' A2UI surfaces, which this run's updates go on from (live: as the run folded them).
+    view.a2ui_prior = (
+        (lambda: prior_surfaces(live.builder.earlier)) if live else prior_surfaces([t for _, t in earlier])
+    )
     renderer = StreamRenderer(view, timer=live, earlier_decided=earlier_decided)
     if live is not None:
         frames = _follow_live(live, run, view, renderer, inputs)

@@ -20,7 +20,7 @@ from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
 from agents_ui.runs.throttle import allowance
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
-from agents_ui.views.activities import sent_actions
+from agents_ui.views.activities import prior_surfaces, sent_actions
 from agents_ui.views.client_tools import kept_answers
 from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
@@ -110,14 +110,16 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
         for asked, answering in itertools.pairwise(runs)
     }
     sent = sent_actions(runs)
+    prior: dict[str, Any] = {}
     for run, transcript in folded:
         live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
         view = RunView(
             run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
             answers={**kept_answers(run), **answers.get(run.pk, {})}, answerable=run is runs[-1],
             last=run is runs[-1], feedback=feedback, thought=thought_seconds(run, transcript),
-            a2ui_sent=sent.get(str(run.pk), {}),
+            a2ui_sent=sent.get(str(run.pk), {}), a2ui_prior=prior,
         )  # fmt: skip
+        prior = prior_surfaces([transcript], prior)
         turns.append((messages.get((run.request or {}).get("message_id")), view))
     return turns
 

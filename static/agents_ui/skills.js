@@ -32,6 +32,7 @@
     if (limits) limits.textContent = files.length ? files.join(", ") : "This skill takes no files.";
   }
   select.addEventListener("change", follow);
+  follow(); // a choice made while this script was on its way
   document.querySelectorAll("[data-skill-prompt]").forEach(function (button) {
     button.addEventListener("click", function () {
       select.value = button.dataset.skill || "";

@@ -1,4 +1,5 @@
-// The workspace's behaviour that htmx does not give: following the answer, the composer, copy buttons.
+// The workspace in the browser: following new words, the composer (Enter sends, files checked,
+// Send becoming Stop), the drawer, copy buttons, expiry. Some controls' scripts load on first use.
 (function () {
   "use strict";
   var $ = function (s, r) { return (r || document).querySelector(s); }, on = function (t, e, f, o) { if (t) t.addEventListener(e, f, o); };
@@ -34,7 +35,8 @@
     field.files = all.files;
   }
 
-  // Follows new words unless the person scrolled up; never smooth (an animation would scroll back up).
+  // The conversation follows new words unless the person scrolled up. Never smooth: an animation
+  // still running when new words land would scroll back to its old target.
   var following = true, lastTop = 0;
   function toLatest() {
     following = true;
@@ -42,14 +44,14 @@
     lastTop = scroller.scrollTop;
     if (jump) jump.hidden = true;
   }
-  // Words may land before the scroll event of a person who scrolled up: not back down.
+  // New words may land before the scroll event of a person who just scrolled up: not back down.
   function follow() {
     if (following && scroller.scrollTop < lastTop - 2) following = false;
     if (following) toLatest();
     return following;
   }
   if (scroller) {
-    // Only scrolling up stops the following (new words move the bottom too).
+    // Only the person scrolling up stops the following (new words arriving also move the bottom).
     lastTop = scroller.scrollTop;
     on(scroller, "scroll", function () {
       var top = scroller.scrollTop;
@@ -60,10 +62,10 @@
     }, { passive: true });
     new MutationObserver(function () {
       if (!follow() && jump) jump.hidden = false;
-      addCopyButtons(scroller);  // only to answers without: its own changes end here
-      tick();  // a request just arrived counts down at once
+      addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
+      tick();  // a request that just arrived counts down at once
     }).observe(scroller, { childList: true, subtree: true, characterData: true });
-    // Sizes change without a mutation too (the composer growing, an image laid out).
+    // Sizes change without a mutation too: the composer growing, a thumbnail or a table laid out.
     if (window.ResizeObserver) {
       var resized = new ResizeObserver(follow);
       resized.observe(scroller);
@@ -73,7 +75,7 @@
     toLatest();
   }
 
-  // Files chosen, dropped or pasted: checked against what the agent takes, each removable.
+  // Attachments: chosen, dropped or pasted, each checked against what the agent takes, each removable.
   var files = [];
   function syncFiles() {
     put(input, files);
@@ -102,7 +104,7 @@
       var f = added[i], problem = f.size === 0 ? "is empty"
         : max && f.size > max ? "is " + size(f.size) + ", over this agent's limit of " + size(max)
         : !accepts(f, accept) ? "is not a type this agent accepts (" + accept + ")" : "";
-      // Refused before anything is sent; the typed words stay.
+      // Refuse what the agent refuses before anything is sent; the typed message stays as it is.
       if (problem) { showError("\u201c" + f.name + "\u201d " + problem + "."); return syncFiles(); }
     }
     if (errors) errors.textContent = "";
@@ -130,7 +132,7 @@
     });
   }
 
-  // A pasted image goes to the agent's image picker where it has one.
+  // A pasted image goes to the image picker where the agent has one (same limits, same field).
   var picker = $("[data-image-picker]:not([disabled])"), imageStatus = $("[data-image-status]");
   function showImages() {
     if (imageStatus) imageStatus.textContent = picker.files.length ? "Image attached: " + list(picker.files).map(function (f) {
@@ -156,23 +158,25 @@
     if (images.length || (rest.length && attaching)) event.preventDefault();
   });
 
-  // A control's own script (the recorder, the skill chooser) comes with its first use, played again for it.
-  var recorder = $("[data-recorder]"), loaded = {};
+  // A control's script (data-script) comes with its first use, then takes over that press.
+  var recorder = $("[data-recorder]"), scripts = {};
   if (recorder && !(window.MediaRecorder && navigator.mediaDevices)) {
     $("[data-record]", recorder).disabled = true;
     $("[data-record-status]", recorder).textContent = "This browser cannot record audio.";
   }
   function onDemand(event) {
-    var box = event.target.closest("[data-script]"), t = event.target;
-    if (!box || loaded[box.dataset.script]) return;
-    var script = el("script");
-    script.nonce = nonce;
-    script.src = loaded[box.dataset.script] = box.dataset.script;
-    script.onload = function () { event.type === "click" ? t.click() : t.dispatchEvent(new Event("change", { bubbles: true })); };
-    document.head.appendChild(script);
+    var box = event.target.closest && event.target.closest("[data-script]"), src = box && box.dataset.script;
+    var load = src && (scripts[src] = scripts[src] || {});
+    if (!load || load.done) return;
+    if (event.type === "click") load.press = event.target.closest("button");
+    if (load.s) return;
+    load.s = el("script");
+    load.s.nonce = nonce;
+    load.s.src = src;
+    load.s.onload = function () { load.done = 1; if (load.press) load.press.click(); };
+    document.head.appendChild(load.s);
   }
-  on(document, "click", onDemand);
-  on(document, "change", onDemand);
+  on(document, "focusin", onDemand);
 
   function running() { return !!$(".run-stream:not([data-closed])"); }
   if (composer) {
@@ -182,7 +186,8 @@
       event.preventDefault();
       if (!running() && !(sendButton && sendButton.disabled)) htmx.trigger(composer, "submit");
     });
-    // Cleared once sent (an error keeps all); refused (a retarget), the words stay, the files go.
+    // Clear the composer only once the message is safely sent (an error keeps everything typed);
+    // refused by the server (a retarget), the words stay and the files go (they would be refused again).
     on(composer, "htmx:afterRequest", function (event) {
       if (event.detail.elt !== composer) return;
       var xhr = event.detail.xhr;
@@ -279,12 +284,12 @@
       var left = Math.round((Date.parse(e.dataset.expiresAt) - Date.now()) / 1000), form = e.closest("form");
       if (isNaN(left)) return;
       var text = left > 0 ? "in " + (left >= 60 ? Math.floor(left / 60) + " min " : "") + left % 60 + " s" : "now: this request has expired";
-      if (e.textContent !== text) e.textContent = text;  // no mutation when unchanged
+      if (e.textContent !== text) e.textContent = text;  // unchanged text is no mutation to observe again
       if (left <= 0 && form) each("button, input, textarea", function (c) { c.disabled = true; }, form);
     });
   }
-  // A live run's clock (run status): from the server's count when the element arrived, so the
-  // browser's own clock never matters; past the declared bound, the past-bound line shows.
+  // A live run's clock counts from the server's figure (the browser's clock never matters);
+  // past the declared bound, the past-bound line shows.
   function clocks() {
     var now = Date.now();
     document.querySelectorAll("[data-elapsed]").forEach(function (e) {

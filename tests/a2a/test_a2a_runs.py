@@ -268,9 +268,9 @@ async def test_the_workspace_offers_the_skills_with_their_examples_and_sends_the
 def card_json(**changes):
     from google.protobuf.json_format import MessageToDict
 
-    from tests.support.a2a_agent import test_card
+    from tests.support.a2a_agent import echo_card
 
-    card = MessageToDict(test_card("http://agent.test"))
+    card = MessageToDict(echo_card("http://agent.test"))
     card.update(changes)
     return card
 
@@ -319,3 +319,83 @@ def test_a_stopped_task_shows_as_canceled_and_data_keeps_whole_numbers():
     asking = TaskRecord(task_id="t", state="input-required")
     assert task_view(asking, stopped=True)["asks"]  # a task waiting for the person was not canceled
     assert _whole_numbers({"days": 2.0, "rate": 0.5, "list": [1.0]}) == {"days": 2, "rate": 0.5, "list": [1]}
+
+
+async def test_a_stream_cut_before_the_task_ended_is_followed_again_not_sent_again():
+    import json
+
+    import httpx
+
+    from agents_ui.models import CapabilitySnapshot
+    from agents_ui.runs.a2a import a2a_events
+    from agents_ui.sdk.a2a import A2AAgent
+    from agents_ui.sdk.transcript import TranscriptBuilder
+
+    methods: list[str] = []
+
+    def frame(result):
+        return f"data: {json.dumps({'jsonrpc': '2.0', 'id': 1, 'result': result})}\n\n".encode()
+
+    task = {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}
+    done = {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}}
+
+    async def cut_after_the_task():
+        yield frame(task)
+        raise httpx.ReadError("connection reset")
+
+    async def the_rest():
+        yield frame(done)
+
+    def handler(request):
+        methods.append(json.loads(request.content)["method"])
+        body = cut_after_the_task() if len(methods) == 1 else the_rest()
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    endpoint = await sync_to_async(a2a_endpoint)("http://agent.test")
+    await CapabilitySnapshot.objects.acreate(
+        endpoint=endpoint,
+        status="declared",
+        content_hash="x",
+        source="s",
+        payload=card_json(),
+        last_seen_at=timezone_now(),
+    )
+    run = await turn(endpoint, "hello")
+    agent = A2AAgent("http://agent.test", client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+    builder = TranscriptBuilder()
+    async for event in a2a_events(agent, run, [], stream=True):
+        builder.apply(event)
+    assert methods == ["SendStreamingMessage", "SubscribeToTask"]
+    assert builder.transcript.task.state == "completed"
+
+
+def timezone_now():
+    from django.utils import timezone
+
+    return timezone.now()
+
+
+def test_the_admin_compares_two_agent_cards(client):
+    from django.utils import timezone
+
+    from agents_ui.models import CapabilitySnapshot
+
+    client.force_login(make_user(superuser=True))
+    endpoint = a2a_endpoint("http://agent.test")
+    old, new = (
+        CapabilitySnapshot.objects.create(
+            endpoint=endpoint,
+            status="declared",
+            content_hash=digest,
+            source="s",
+            payload=payload,
+            last_seen_at=timezone.now(),
+        )
+        for digest, payload in (("a", card_json()), ("b", card_json(skills=[])))
+    )
+    history = client.get(f"/admin/agents_ui/agentendpoint/{endpoint.pk}/history-of-declarations/")
+    assert history.status_code == 200 and "Echo Test Agent" in history.content.decode()
+    page = client.get(f"/admin/agents_ui/agentendpoint/{endpoint.pk}/diff/?a={old.pk}&b={new.pk}").content
+    text = page.decode()
+    assert "skills[echo]" in text and "skills[ask]" in text
+    assert "Skill chooser" in text

@@ -137,6 +137,16 @@ def test_the_demo_trip_planner_asks_streams_an_itinerary_and_reads_a_file(
     expect(last_run(page).locator("[data-artifact=budget]")).to_contain_text("destination")
     screenshot("a2a-trip-planner-desktop")
 
+    # Each control explained by the card field it was read from.
+    page.locator("[data-open-explain]").click()
+    explain = page.locator("#explain")
+    expect(explain).to_be_visible()
+    expect(explain.locator("[data-explain=skills]")).to_contain_text("A2A Agent Card")
+    expect(explain.locator("[data-explain=upload]")).to_contain_text("defaultInputModes")
+    expect(explain.locator("[data-explain=stop]")).to_contain_text("CancelTask")
+    screenshot("a2a-explain")
+    page.keyboard.press("Escape")
+
     # A file for the packing-list skill: a CSV comes back, to download.
     page.select_option("[data-control=skills] select", "packing-list")
     page.set_input_files(

@@ -107,6 +107,14 @@ def test_a_room_is_booked_through_the_agents_form_and_a_reload_shows_the_same(
     first = runs(page).first.locator("form.a2ui-surface")
     expect(first.locator('input[name="a2ui:/booking/guests"]')).to_have_value("6")
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
+
+    # Cancelled: the agent updates the earlier turn's card, live, without creating it again.
+    surface(page).get_by_role("button", name="Cancel the booking").click()
+    expect(runs(page)).to_have_count(4, timeout=TIMEOUT)
+    wait_run(page)
+    expect(surface(page)).to_contain_text("Status: cancelled", timeout=TIMEOUT)
+    expect(surface(page)).to_contain_text("Garden room, " + day)
+    expect(runs(page).nth(2).locator("form.a2ui-surface")).to_contain_text("Status: confirmed")
     assert errors == []
 
 

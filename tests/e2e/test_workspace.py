@@ -64,7 +64,8 @@ SHOWN: dict[str, set[str]] = {
     # External policy: files + filePolicy.upload, approvals, domainTools, negotiated citation modules
     # and grounding, interactions, messages, rate/spend limits, host context, three stream profiles.
     # The policy has no field for reasoning, sub-agents, state, media, code execution, memory, a send
-    # rate or custom capabilities; its messages stream as usual and carry no client tools.
+    # rate or custom capabilities; its messages stream as usual and carry no client tools; its output
+    # modules hold no `a2ui` module (no generative UI).
     "support-desk": set(CONTROL_NAMES)
     - {"reasoning", "subagents", "skills", "state", "image-picker", "audio-recorder", "media-output"}
     - {"frontend-tools", "transport", "code-execution", "memory", "throttle", "generative-ui", "custom"},

@@ -440,3 +440,20 @@ def test_the_booking_desks_messages_are_valid_for_googles_a2ui_sdk(operations):
     assert len(to_message_models(operations)) == len(operations)
     tree = a2ui.render(a2ui.read_activity({"a2ui_operations": operations}).surfaces[0])
     assert tree.root is not None and not tree.notes
+
+
+def test_a_later_turn_updates_a_surface_an_earlier_one_created_and_a_deleted_one_is_gone():
+    created = {
+        "a2ui_operations": [
+            op("createSurface", catalogId=CATALOG, sendDataModel=True),
+            op("updateComponents", components=[{"id": "root", "component": "Text", "text": {"path": "/s"}}]),
+            op("updateDataModel", value={"s": "holding"}),
+        ]
+    }
+    later = {"a2ui_operations": [op("updateDataModel", path="/s", value="confirmed")]}
+    state = a2ui.thread_surfaces([created])
+    [surface] = a2ui.read_activity(later, state).surfaces
+    assert a2ui.render(surface).root.props["text"] == "confirmed" and surface.send_data_model
+    assert state["s"].data == {"s": "holding"}  # the earlier surface is not changed by the later turn
+    gone = a2ui.thread_surfaces([created, {"a2ui_operations": [op("deleteSurface")]}])
+    assert gone == {} and a2ui.read_activity(later, gone).surfaces[0].components == {}

@@ -103,7 +103,7 @@ class EchoExecutor(AgentExecutor):
             await updater.complete(say([pb.Part(text="Done echoing.")]))
 
 
-def test_card(base: str, *, streaming: bool = True, bindings: tuple[str, ...] = ("JSONRPC",)) -> pb.AgentCard:
+def echo_card(base: str, *, streaming: bool = True, bindings: tuple[str, ...] = ("JSONRPC",)) -> pb.AgentCard:
     urls = {"JSONRPC": f"{base}/rpc", "HTTP+JSON": f"{base}/rest", "GRPC": "127.0.0.1:1"}
     return pb.AgentCard(
         name="Echo Test Agent",
@@ -144,7 +144,7 @@ class A2ATestAgent(ThreadedUvicorn):
         handler = DefaultRequestHandler(
             agent_executor=self.executor,
             task_store=InMemoryTaskStore(),
-            agent_card=test_card("http://127.0.0.1", streaming=streaming, bindings=bindings),
+            agent_card=echo_card("http://127.0.0.1", streaming=streaming, bindings=bindings),
         )
 
         async def card(request: Request) -> JSONResponse:
@@ -152,7 +152,7 @@ class A2ATestAgent(ThreadedUvicorn):
             if card_override is not None:
                 return JSONResponse(card_override)
             return JSONResponse(
-                agent_card_to_dict(test_card(self.url, streaming=streaming, bindings=bindings))
+                agent_card_to_dict(echo_card(self.url, streaming=streaming, bindings=bindings))
             )
 
         routes: list[Any] = [Route("/.well-known/agent-card.json", card)]

@@ -43,7 +43,7 @@ CODE_PARTS = (
 CODE_OPEN_SECONDS = 2.5  # the block stays open (its closing fence half sent) this long
 CUT_AFTER = 4  # events of the first connection of a resumable run
 ONESHOT_WORK = 2.5  # seconds the one-shot agent works before it answers
-BOUNDED_WORK = 3  # seconds each step of the bounded agent takes
+BOUNDED_WORK = 5  # seconds each step of the bounded agent takes
 
 DECLARATIONS: dict[str, Any] = {
     "strands": {

@@ -277,7 +277,8 @@ def test_buttons_send_events_open_http_links_only_and_the_surface_is_one_form():
     assert f'hx-post="/runs/{RUN.pk}/a2ui/"' in html and 'hx-target="#transcript"' in html
     assert 'type="submit" name="a2ui-action" value="send|/" class="button button-primary"' in html
     assert 'href="https://a2ui.org" target="_blank" rel="noopener noreferrer nofollow"' in html
-    assert "javascript:" not in html and 'disabled><div class="a2ui-text' in html
+    assert "javascript:" not in html and 'disabled><span class="a2ui-text a2ui-text-inline"' in html
+    assert not re.search(r"<button[^>]*>[^<]*<(div|p)\b", html)  # a label is a phrase, never a block
     assert "opens a URL that is not http(s)" in html
 
 
@@ -405,3 +406,17 @@ def test_the_admin_can_turn_the_renderer_off_and_the_surface_shows_as_its_conten
 def test_building_and_failed_lifecycles_are_said():
     assert 'data-a2ui-status="building"' in draw({"status": "building"})
     assert "could not build its interface: bad JSON" in draw({"status": "failed", "error": "bad JSON"})
+
+
+def test_an_external_agents_surface_is_shown_with_its_buttons_off():
+    rv = SimpleNamespace(run=RUN, plan=decide(), a2ui_sent={}, _external=lambda: True)
+    record = ActivityRecord(
+        "module-3",
+        a2ui.ACTIVITY_TYPE,
+        content(root("Button", child="x", action={"event": {"name": "go"}})),
+        3,
+    )
+    html = render_to_string(
+        "agents_ui/run.html#activity", {"a": activity_view(rv, record), "run": RUN, "rv": rv}
+    )
+    assert "data-a2ui-readonly" in html and 'name="a2ui-action"' not in html and "disabled" in html

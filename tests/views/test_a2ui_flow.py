@@ -166,6 +166,18 @@ async def test_the_booking_flow_from_form_to_confirmation_survives_a_reload(fake
     assert 'value="6"' in page  # the person's values stay on the form they sent
     assert third.request["a2ui_action"]["userAction"]["context"]["room"] == ["garden"]
 
+    # Cancelled: the agent updates the card of the earlier turn without creating it again.
+    activity_id, surface = await sync_to_async(surface_of)(third)
+    response = await client.post(
+        f"/runs/{third.pk}/a2ui/", {"activity": activity_id, "surface": surface.id, "a2ui-action": "cancel|/"}
+    )
+    assert response.status_code == 200
+    await settle()
+    assert client.received[-1]["forwardedProps"]["a2uiAction"]["userAction"]["context"] == {"room": "garden"}
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert "Status: cancelled" in page and "Status: confirmed" in page  # the earlier card stays as it was
+    assert page.count("Garden room, ") == 2
+
 
 async def test_a_failed_check_is_said_and_nothing_is_sent(fake_server):
     client = await browse(fake_server)

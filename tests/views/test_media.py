@@ -158,7 +158,8 @@ def test_a_markdown_image_inline_is_shown_checked_and_an_address_is_a_link():
     assert "svg" not in re.findall(r'src="([^"]*)"', html).__str__()
     # Not shown where the plan shows no media: the alt text, no element.
     plain = markdown_html(text)
-    assert "<img" not in plain and "<audio" not in plain and "[image: a chart]" in plain
+    assert "<img" not in plain and "<audio" not in plain
+    assert "[image: a chart]" in plain and "[audio clip: clip]" in plain
     # A live answer is never cut inside an image's data: its images show as the finished one's.
     live = streaming_markdown(text, media=True)
     assert f'<img src="data:image/png;base64,{PNG64}"' in live.settled_html + live.tail_html

@@ -49,6 +49,21 @@ def from_custom(doc: Document) -> GenerativeUI:
     )
 
 
+MODULE = "a2ui"
+
+
+def from_modules(
+    offered: Fact[tuple[str, ...]], granted: Fact[tuple[str, ...]], prepared: bool
+) -> GenerativeUI:
+    """An external agent's output modules: the `a2ui` module, once negotiated, carries A2UI surfaces
+    (before `prepare()`, an offer without it rules A2UI out; with it, nothing is known yet)."""
+    if prepared and granted.value is not None:
+        return GenerativeUI(a2ui=Fact(MODULE in granted.value, granted.provenance))
+    if offered.value is not None and MODULE not in offered.value:
+        return GenerativeUI(a2ui=Fact(False, offered.provenance))
+    return GenerativeUI(a2ui=Fact(None, offered.provenance or granted.provenance))
+
+
 def from_extensions(extensions: Any, source: str, path: str = "capabilities.extensions") -> GenerativeUI:
     """An A2A agent card's extensions: A2UI's URI among them declares it (its params name catalogues)."""
     if not isinstance(extensions, list):

@@ -27,6 +27,7 @@ from agents_ui.capabilities.profile import (
     Transport,
 )
 from agents_ui.capabilities.provenance import Fact, Kind, Provenance
+from agents_ui.capabilities.readers import a2ui
 from agents_ui.capabilities.readers.document import Document, count_or_zero
 from agents_ui.capabilities.values import RateLimit, SpendLimit, ToolInfo
 
@@ -41,6 +42,8 @@ def read(policy: Mapping[str, Any], negotiated: Mapping[str, Any] | None = None)
     needing = None
     if domain_tools.value is not None:
         needing = tuple(tool.name for tool in domain_tools.value if tool.approval_required)
+    offered_modules = doc.texts("outputModuleTypes")
+    negotiation = _negotiation(negotiated)
     return CapabilityProfile(
         shape=EXTERNAL,
         identity=Identity(
@@ -84,7 +87,7 @@ def read(policy: Mapping[str, Any], negotiated: Mapping[str, Any] | None = None)
             else Fact(),
         ),
         output=Output(
-            module_types=doc.texts("outputModuleTypes"),
+            module_types=offered_modules,
             grounding=doc.flag("providerGroundingDisplay"),
         ),
         human_in_the_loop=HumanInTheLoop(
@@ -126,7 +129,10 @@ def read(policy: Mapping[str, Any], negotiated: Mapping[str, Any] | None = None)
                 "hostContextPolicy.maxTotalBytes", count_or_zero, why_not="not a byte count: not read"
             ),
         ),
-        negotiation=_negotiation(negotiated),
+        negotiation=negotiation,
+        generative_ui=a2ui.from_modules(
+            offered_modules, negotiation.output_module_types, negotiation.prepared
+        ),
         raw=policy,
     )
 

@@ -403,6 +403,24 @@ class BookingDesk(AgUiDemoAgent):
         if name == "cancel_booking":
             async for event in text_message("The booking is cancelled. Say hello to book again."):
                 yield event
+            # The card of the earlier turn, updated without being created again (as the A2UI
+            # middleware tells agents to): its status, and no buttons left.
+            async for event in self._surface(
+                [
+                    _op(
+                        "updateDataModel",
+                        surfaceId="booking-confirmed",
+                        path="/booking/status",
+                        value="cancelled",
+                    ),
+                    _op(
+                        "updateComponents",
+                        surfaceId="booking-confirmed",
+                        components=[{"id": "actions", "component": "Row", "children": []}],
+                    ),
+                ]
+            ):
+                yield event
             return
         if name == "change_booking":
             async for event in text_message("Change what you need and book again."):
