@@ -44,14 +44,14 @@
     lastTop = scroller.scrollTop;
     if (jump) jump.hidden = true;
   }
-  // New words may land before the scroll event of a person who just scrolled up: not back down.
+  // Words may land before the scroll event of a person who scrolled up: not back down.
   function follow() {
     if (following && scroller.scrollTop < lastTop - 2) following = false;
     if (following) toLatest();
     return following;
   }
   if (scroller) {
-    // Only the person scrolling up stops the following (new words arriving also move the bottom).
+    // Only scrolling up stops the following (new words move the bottom too).
     lastTop = scroller.scrollTop;
     on(scroller, "scroll", function () {
       var top = scroller.scrollTop;
@@ -65,7 +65,7 @@
       addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
       tick();  // a request that just arrived counts down at once
     }).observe(scroller, { childList: true, subtree: true, characterData: true });
-    // Sizes change without a mutation too: the composer growing, a thumbnail or a table laid out.
+    // Sizes change without a mutation too (the composer growing, an image laid out).
     if (window.ResizeObserver) {
       var resized = new ResizeObserver(follow);
       resized.observe(scroller);
@@ -75,7 +75,7 @@
     toLatest();
   }
 
-  // Attachments: chosen, dropped or pasted, each checked against what the agent takes, each removable.
+  // Files chosen, dropped or pasted: checked against what the agent takes, each removable.
   var files = [];
   function syncFiles() {
     put(input, files);
@@ -132,7 +132,7 @@
     });
   }
 
-  // A pasted image goes to the image picker where the agent has one (same limits, same field).
+  // A pasted image goes to the agent's image picker where it has one.
   var picker = $("[data-image-picker]:not([disabled])"), imageStatus = $("[data-image-status]");
   function showImages() {
     if (imageStatus) imageStatus.textContent = picker.files.length ? "Image attached: " + list(picker.files).map(function (f) {
@@ -176,7 +176,8 @@
     load.s.onload = function () { load.done = 1; if (load.press) load.press.click(); };
     document.head.appendChild(load.s);
   }
-  on(document, "focusin", onDemand);
+  // A press or a choice may come with no focus first.
+  ["focusin", "click", "change"].forEach(function (type) { on(document, type, onDemand); });
 
   function running() { return !!$(".run-stream:not([data-closed])"); }
   if (composer) {
@@ -186,8 +187,7 @@
       event.preventDefault();
       if (!running() && !(sendButton && sendButton.disabled)) htmx.trigger(composer, "submit");
     });
-    // Clear the composer only once the message is safely sent (an error keeps everything typed);
-    // refused by the server (a retarget), the words stay and the files go (they would be refused again).
+    // Cleared once sent (an error keeps all); refused (a retarget), the words stay, the files go.
     on(composer, "htmx:afterRequest", function (event) {
       if (event.detail.elt !== composer) return;
       var xhr = event.detail.xhr;
