@@ -772,10 +772,6 @@ def _subagents(src: _Inputs) -> tuple[_Evidence, Details]:
     return ev, SubagentsDetails((*(subagents or ()), *more), delegation, handoffs)
 
 
-# Input modes that are the composer's own text rather than a file.
-_TEXT_MODES = frozenset({"text", "text/plain"})
-
-
 def _skills(src: _Inputs) -> tuple[_Evidence, Details]:
     """The skills an agent names, to choose one for a message; each skill's examples are prompts."""
     fact = src.profile.skills
@@ -784,9 +780,7 @@ def _skills(src: _Inputs) -> tuple[_Evidence, Details]:
     if skills is not None:
         ev.support = bool(skills)
     accepts = tuple(
-        (skill.id, ",".join(m for m in skill.input_modes if m.lower() not in _TEXT_MODES))
-        for skill in skills or ()
-        if skill.input_modes is not None
+        (skill.id, ",".join(skill.input_modes)) for skill in skills or () if skill.input_modes is not None
     )
     return ev.finish(), SkillsDetails(tuple(skills or ()), accepts)
 

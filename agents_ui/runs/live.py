@@ -389,6 +389,13 @@ def thread_runs(conversation: Conversation, *, before: Run | None = None) -> lis
 
 
 def _final_status(transcript: Transcript) -> tuple[str, str]:
+    task = transcript.task
+    if task is not None and task.state == "auth-required":
+        # Not completed: the task waits for credentials, and the status says what the agent asked.
+        asked = " ".join(task.status_text.split())[:500]
+        return Run.Status.AUTH_REQUIRED, f"The agent needs authorization: {asked}" if asked else (
+            "The agent needs authorization before it goes on."
+        )
     outcome = transcript.outcome
     if outcome is None:
         return Run.Status.COMPLETED, ""

@@ -177,6 +177,7 @@
     document.head.appendChild(load.s);
   }
   on(document, "focusin", onDemand);
+  on(document, "click", onDemand);
 
   function running() { return !!$(".run-stream:not([data-closed])"); }
   if (composer) {
