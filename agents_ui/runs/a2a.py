@@ -5,6 +5,11 @@ left waiting for the person (input-required, auth-required) is continued by the 
 carries its task id. Stopping the run (Stop, or the run's bounds) cancels a task still at work with
 tasks/cancel. The card a run is sent by is the last one stored for the endpoint: a run never waits
 for the agent to be discovered again.
+
+An agent whose card declares A2UI's extension (and the plan offers generative UI) is asked to use
+it: the message activates the extension and names the catalogue this product renders
+(`a2uiClientCapabilities` in its metadata); a person's action on a surface goes back as a message of
+one A2UI DataPart, in the same context and task (docs/PROTOCOLS.md 3).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from agents_ui.models import Attachment, CapabilitySnapshot, Conversation, Message, Run
 from agents_ui.sdk import (
@@ -21,11 +27,15 @@ from agents_ui.sdk import (
     ProtocolError,
     RunTooLargeError,
     UnsupportedCapabilityError,
+    a2ui,
 )
 from agents_ui.sdk.a2a import A2AAgent, parse_card, pb
 from agents_ui.sdk.transcript import Transcript
 
 logger = logging.getLogger(__name__)
+
+# What a run's request holds when it takes a person's action on a surface (views/activities.py).
+ACTION_KEY = "a2ui_action"
 
 # How long Stop waits for the agent to confirm the cancel.
 CANCEL_SECONDS = 5.0
@@ -57,12 +67,17 @@ def open_task(earlier: Sequence[Transcript]) -> str:
     return ""
 
 
-async def outgoing_message(run: Run, task_id: str) -> pb.Message:
+async def outgoing_message(run: Run, task_id: str, *, offer_a2ui: bool = False) -> pb.Message:
     request = run.request or {}
-    message = await Message.objects.aget(pk=request["message_id"])
-    parts = [pb.Part(text=message.content)] if message.content else []
-    async for attachment in Attachment.objects.filter(message=message):
-        parts.append(file_part(attachment.name, attachment.mime_type, bytes(attachment.data)))
+    action = request.get(ACTION_KEY)
+    if isinstance(action, dict) and isinstance(action.get("userAction"), dict):
+        parts = [a2ui_part(a2ui.action_messages(action["userAction"]))]
+    else:
+        action = None
+        message = await Message.objects.aget(pk=request["message_id"])
+        parts = [pb.Part(text=message.content)] if message.content else []
+        async for attachment in Attachment.objects.filter(message=message):
+            parts.append(file_part(attachment.name, attachment.mime_type, bytes(attachment.data)))
     skill = request.get("skill") or ""
     outgoing = pb.Message(
         message_id=str(uuid.uuid4()),
@@ -73,6 +88,12 @@ async def outgoing_message(run: Run, task_id: str) -> pb.Message:
     )
     if skill:
         outgoing.metadata.update({"skillId": skill})
+    if offer_a2ui or action is not None:
+        outgoing.extensions.append(a2ui.EXTENSION_URI)
+        outgoing.metadata.update({a2ui.CLIENT_CAPABILITIES_KEY: a2ui.client_capabilities()})
+    if action is not None and action.get("dataModel") is not None:
+        model = a2ui.client_data_model(str(action.get("surface")), action["dataModel"])
+        outgoing.metadata.update({a2ui.CLIENT_DATA_MODEL_KEY: model})
     return outgoing
 
 
@@ -87,14 +108,23 @@ def file_part(name: str, mime_type: str, data: bytes) -> pb.Part:
     return pb.Part(raw=data, filename=name, media_type=mime_type)
 
 
+def a2ui_part(messages: list[dict[str, Any]]) -> pb.Part:
+    """A DataPart of A2UI messages, marked as A2UI's A2A extension says."""
+    part = pb.Part()
+    part.data.list_value.extend(messages)
+    part.metadata.update({"mimeType": a2ui.A2A_MIME_TYPE})
+    return part
+
+
 async def a2a_events(
-    agent: A2AAgent, run: Run, earlier: Sequence[Transcript], *, stream: bool
+    agent: A2AAgent, run: Run, earlier: Sequence[Transcript], *, stream: bool, offer_a2ui: bool = False
 ) -> AsyncIterator[pb.StreamResponse]:
     """Send the run's message and yield the agent's answer. A streamed answer cut before the task
     ended is followed again once (SubscribeToTask); a task still working when the run is stopped
     is canceled."""
     card = await stored_card(run)
-    message = await outgoing_message(run, open_task(earlier))
+    message = await outgoing_message(run, open_task(earlier), offer_a2ui=offer_a2ui)
+    extensions = tuple(message.extensions)
     conversation = run.conversation
     seen = {"task_id": message.task_id, "finished": False}
 
@@ -112,7 +142,7 @@ async def a2a_events(
 
     try:
         try:
-            async for event in follow(agent.send(card, message, stream=stream)):
+            async for event in follow(agent.send(card, message, stream=stream, extensions=extensions)):
                 yield event
         except (AgentUnreachableError, ProtocolError) as exc:
             cut = (
@@ -121,7 +151,7 @@ async def a2a_events(
             if not cut:
                 raise
             logger.info("the stream of A2A task %s was cut (%s): following it again", seen["task_id"], exc)
-            async for event in follow(agent.subscribe(card, seen["task_id"])):
+            async for event in follow(agent.subscribe(card, seen["task_id"], extensions=extensions)):
                 yield event
         seen["finished"] = True
     finally:

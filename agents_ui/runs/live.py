@@ -286,7 +286,13 @@ async def _drive(run: Run, live: LiveRun) -> None:
             live.earlier_runs = [r for r, _ in earlier]
             live.notify()  # followers learn the earlier runs
             if isinstance(agent, A2AAgent):
-                events = a2a_events(agent, run, [t for _, t in earlier], stream=live.connection.stream)
+                events = a2a_events(
+                    agent,
+                    run,
+                    [t for _, t in earlier],
+                    stream=live.connection.stream,
+                    offer_a2ui=live.connection.offer_a2ui,
+                )
             elif isinstance(agent, ExternalAgentClient):
                 agent.timeout = httpx.Timeout(
                     max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout

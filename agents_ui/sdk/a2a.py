@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,6 +24,7 @@ from typing import Any, Literal
 import httpx
 from a2a.client import A2AClientError, A2AClientTimeoutError, ClientConfig, ClientFactory
 from a2a.client.card_resolver import parse_agent_card
+from a2a.extensions.common import HTTP_EXTENSION_HEADER
 from a2a.types import a2a_pb2 as pb
 from a2a.utils import errors as a2a_errors
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH, TransportProtocol
@@ -79,6 +80,8 @@ CARD_PATH = AGENT_CARD_WELL_KNOWN_PATH
 USABLE_BINDINGS: tuple[str, ...] = (TransportProtocol.JSONRPC.value, TransportProtocol.HTTP_JSON.value)
 # An Agent Card is a small document; a large one is refused before it is parsed.
 MAX_CARD_BYTES = 512 * 1024
+
+LEGACY_EXTENSIONS_HEADER = f"X-{HTTP_EXTENSION_HEADER}"
 
 CardStatus = Literal["declared", "invalid", "unreachable", "unsupported"]
 
@@ -310,12 +313,18 @@ class A2AAgent:
         # The card's own order decides among the bindings both sides speak (the SDK's default).
         return ClientFactory(config).create(card)
 
-    def _context(self) -> Any:
+    def _context(self, extensions: Sequence[str] = ()) -> Any:
         from a2a.client import ClientCallContext
-        from a2a.client.service_parameters import ServiceParameters
+        from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
 
-        parameters = ServiceParameters(self._headers) if self._headers else None
-        return ClientCallContext(timeout=self.timeout.read, service_parameters=parameters)
+        parameters = ServiceParametersFactory.create_from(
+            self._headers, [with_a2a_extensions(list(extensions))]
+        )
+        if extensions:
+            # A2UI's extension document names the header of A2A 0.3 (X-A2A-Extensions); A2A 1.0 and
+            # the SDK read A2A-Extensions: both carry the same list.
+            parameters[LEGACY_EXTENSIONS_HEADER] = parameters[HTTP_EXTENSION_HEADER]
+        return ClientCallContext(timeout=self.timeout.read, service_parameters=parameters or None)
 
     async def send(
         self,
@@ -323,26 +332,30 @@ class A2AAgent:
         message: pb.Message,
         *,
         stream: bool = True,
+        extensions: Sequence[str] = (),
     ) -> AsyncIterator[pb.StreamResponse]:
         """Send one message and yield what the agent answers, within the run's bounds.
 
         Ends when the agent's stream ends (a task in a final or interrupted state, or a message).
-        Closing the iterator early closes the connection.
+        Closing the iterator early closes the connection. `extensions` are activated for the
+        request (the A2A-Extensions header).
         """
         request = pb.SendMessageRequest(message=message)
         try:
             client = self._sdk_client(card, streaming=stream)
         except ValueError as exc:
             raise UnsupportedCapabilityError(str(exc), capability="the agent's interfaces") from exc
-        async with aclosing(client.send_message(request, context=self._context())) as events:
+        async with aclosing(client.send_message(request, context=self._context(extensions))) as events:
             async for event in self._bounded(events):
                 yield event
 
-    async def subscribe(self, card: pb.AgentCard, task_id: str) -> AsyncIterator[pb.StreamResponse]:
+    async def subscribe(
+        self, card: pb.AgentCard, task_id: str, *, extensions: Sequence[str] = ()
+    ) -> AsyncIterator[pb.StreamResponse]:
         """Follow a task that is still working (after a cut connection)."""
         client = self._sdk_client(card, streaming=True)
         request = pb.SubscribeToTaskRequest(id=task_id)
-        async with aclosing(client.subscribe(request, context=self._context())) as events:
+        async with aclosing(client.subscribe(request, context=self._context(extensions))) as events:
             async for event in self._bounded(events):
                 yield event
 

@@ -6,6 +6,10 @@ asked, why it failed); artifacts keep their parts (text, file, data) with names 
 their text growing as `append` chunks arrive. The run ends as the task's state says: completed,
 input-required and auth-required end the turn (the next message continues the task), failed and
 rejected are errors with the agent's reason, canceled is a stop.
+
+A2UI's A2A extension carries surfaces as DataParts (`metadata.mimeType` application/json+a2ui, the
+`data` a list of A2UI messages): those of one message or artifact become one `a2ui-surface` activity,
+the record AG-UI's surfaces use, bounded the same way and drawn by the same templates.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from typing import Any
 
 from a2a.types import a2a_pb2 as pb
 from google.protobuf.json_format import MessageToDict
+
+from . import a2ui
 
 # The transcript's builder (agents_ui.sdk.transcript, which imports this module): its `transcript`,
 # `_message()`, and the `Outcome` type it hands over.
@@ -136,6 +142,38 @@ def _whole_numbers(value: Any) -> Any:
     return value
 
 
+def is_a2ui(part: pb.Part) -> bool:
+    """A DataPart of A2UI messages (A2UI's A2A extension): its metadata's mimeType says so."""
+    if part.WhichOneof("content") != "data":
+        return False
+    declared = part.metadata.fields.get("mimeType") if part.HasField("metadata") else None
+    kind = declared.string_value if declared is not None else part.media_type
+    return kind in a2ui.A2A_MIME_TYPES
+
+
+def _surfaces(builder: TranscriptBuilder, key: str, parts: Any, *, append: bool = False) -> list[pb.Part]:
+    """Fold the A2UI DataParts among `parts` into the activity of `key` (a message or an artifact);
+    the other parts are handed back."""
+    others, messages, found = [], [], False
+    for part in parts:
+        if not is_a2ui(part):
+            others.append(part)
+            continue
+        found = True
+        data = _whole_numbers(MessageToDict(part.data))
+        messages.extend(data if isinstance(data, list) else [data])
+    if found:
+        record = builder._activity(f"a2ui-{key}", a2ui.ACTIVITY_TYPE)
+        earlier = record.content.get(a2ui.OPERATIONS_KEY) if isinstance(record.content, dict) else None
+        if append and isinstance(earlier, list):
+            messages = [*earlier, *messages]
+        # Bounded like AG-UI's activity snapshots: past a bound the last good content stays.
+        record.content = builder._activity_keeper.snapshot(
+            record.content, {a2ui.OPERATIONS_KEY: messages}, builder.transcript.errors
+        )
+    return others
+
+
 def _text_of(message: pb.Message) -> str:
     return "\n".join(p.text for p in message.parts if p.WhichOneof("content") == "text")
 
@@ -162,7 +200,8 @@ def _agent_message(builder: TranscriptBuilder, message: pb.Message) -> None:
         said = builder._message(message_id)
         said._text.set(text[:MAX_ARTIFACT_TEXT])
         said.complete = True
-    others = [p for p in (_part(part) for part in message.parts[:MAX_PARTS]) if p and p.kind != "text"]
+    rest = _surfaces(builder, message_id, message.parts[:MAX_PARTS])
+    others = [p for p in (_part(part) for part in rest) if p and p.kind != "text"]
     if others:
         record = _task(builder)
         record.artifacts.setdefault(
@@ -176,6 +215,10 @@ def _status(builder: TranscriptBuilder, status: pb.TaskStatus, Outcome: Any) -> 
     record.state = state or record.state
     text = _text_of(status.message) if status.HasField("message") else ""
     record.revision += 1
+    if status.HasField("message") and state not in ("input-required", "completed"):
+        # Only its surfaces: the words of a working or ended task are its progress or its reason.
+        key = status.message.message_id or f"a2a-status-{builder.transcript.event_count}"
+        _surfaces(builder, key, status.message.parts[:MAX_PARTS])
     if state in ("submitted", "working"):
         if text and len(record.progress) < 50:
             record.progress.append(text[:500])
@@ -208,7 +251,10 @@ def _artifact(builder: TranscriptBuilder, artifact: pb.Artifact, *, append: bool
     record = _task(builder)
     record.revision += 1
     key = artifact.artifact_id or f"artifact-{len(record.artifacts)}"
-    parts = [p for p in (_part(part) for part in artifact.parts[:MAX_PARTS]) if p is not None]
+    rest = _surfaces(builder, key, artifact.parts[:MAX_PARTS], append=append)
+    if len(rest) < len(artifact.parts[:MAX_PARTS]) and not rest and key not in record.artifacts:
+        return  # an artifact that is only a surface: drawn as the surface, not listed
+    parts = [p for p in (_part(part) for part in rest) if p is not None]
     known = record.artifacts.get(key)
     if known is None:
         if len(record.artifacts) >= MAX_ARTIFACTS:

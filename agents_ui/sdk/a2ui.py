@@ -29,6 +29,7 @@ import regex
 from .limits import safe_link
 
 __all__ = [
+    "A2A_MIME_TYPE",
     "ACTIVITY_TYPE",
     "BASIC_CATALOG_ID",
     "COMPONENTS",
@@ -39,8 +40,10 @@ __all__ = [
     "Submission",
     "Surface",
     "SurfaceTree",
+    "action_messages",
     "catalogue_context",
     "client_capabilities",
+    "client_data_model",
     "read_activity",
     "render",
     "resolve_pointer",
@@ -56,6 +59,13 @@ BASIC_CATALOG_ID = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.j
 CATALOG_IDS = frozenset({BASIC_CATALOG_ID, "https://a2ui.org/specification/v0_9/basic_catalog.json"})
 # A2UI as an A2A extension (an agent card's `capabilities.extensions[].uri`).
 EXTENSION_URI = "https://a2ui.org/a2a-extension/a2ui/v0.9"
+# An A2A DataPart of A2UI messages says so in `metadata.mimeType` (the v0.9 extension's type; A2UI's
+# agent SDK names later versions' parts with the second, read too).
+A2A_MIME_TYPE = "application/json+a2ui"
+A2A_MIME_TYPES = frozenset({A2A_MIME_TYPE, "application/a2ui+json"})
+# The A2A message metadata that carries what the client renders, and a surface's data model.
+CLIENT_CAPABILITIES_KEY = "a2uiClientCapabilities"
+CLIENT_DATA_MODEL_KEY = "a2uiClientDataModel"
 # The description of the `RunAgentInput.context` entry that carries the catalogue the client
 # renders: byte-identical to `A2UI_SCHEMA_CONTEXT_DESCRIPTION` of `@ag-ui/a2ui-middleware`.
 SCHEMA_CONTEXT_DESCRIPTION = (
@@ -1159,3 +1169,14 @@ def catalogue_context() -> dict[str, str]:
 def client_capabilities() -> dict[str, Any]:
     """`a2uiClientCapabilities`, as A2UI's A2A extension sends it in message metadata."""
     return {VERSION: {"supportedCatalogIds": [BASIC_CATALOG_ID]}}
+
+
+def action_messages(user_action: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The client-to-server message list of one action: the `data` of the DataPart that takes a
+    person's action to an A2A agent."""
+    return [{"version": VERSION, "action": dict(user_action)}]
+
+
+def client_data_model(surface_id: str, data_model: Any) -> dict[str, Any]:
+    """`a2uiClientDataModel`: a surface's data model as the person left it (sendDataModel)."""
+    return {"version": VERSION, "surfaces": {surface_id: data_model}}

@@ -1,6 +1,7 @@
 """A person's action on an A2UI surface: a button press posts the surface's form; the action goes to
 the agent in a new run of the thread, as AG-UI's A2UI middleware expects it
-(`forwardedProps.a2uiAction.userAction`, docs/PROTOCOLS.md), and the conversation goes on."""
+(`forwardedProps.a2uiAction.userAction`), or to an A2A agent as A2UI's A2A extension says (a message
+of one A2UI DataPart, runs/a2a.py; docs/PROTOCOLS.md), and the conversation goes on."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _note(request: HtmxHttpRequest, run: Run, target_id: str, problems: list[str
 async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     """A person pressed a button of a surface: the action goes to the agent in a new run."""
     run = await users_run(request, run_id)
-    if run.conversation.endpoint.protocol != AgentEndpoint.Protocol.AGUI:
+    if run.conversation.endpoint.protocol not in (AgentEndpoint.Protocol.AGUI, AgentEndpoint.Protocol.A2A):
         raise Http404("No such interface.")
     transcript = await sync_to_async(transcript_of)(run)
     record = transcript.activities.get(request.POST.get("activity") or "")

@@ -76,9 +76,10 @@ SHOWN: dict[str, set[str]] = {
     # profile are declared.
     "future-agent": {"identity", "feedback", "stop", "stream-profile"},
     # A2A Agent Card: skills (with examples), defaultInputModes beyond text (upload), tasks/cancel (stop).
-    # streaming true and pushNotifications false: nothing to show about the connection. Its extension
-    # (capabilities.extensions) is kept and shown: custom, in the explain view.
-    "trip-planner": {"identity", "skills", "upload", "stop", "custom"},
+    # streaming true and pushNotifications false: nothing to show about the connection. A2UI's
+    # extension (capabilities.extensions[0]): generative UI; its other extension is kept and shown:
+    # custom, in the explain view.
+    "trip-planner": {"identity", "skills", "upload", "stop", "generative-ui", "custom"},
 }
 assert set(SHOWN) == {agent.slug for agent in DEMO_AGENTS}
 

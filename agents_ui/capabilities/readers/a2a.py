@@ -24,6 +24,7 @@ from agents_ui.capabilities.profile import (
     Transport,
 )
 from agents_ui.capabilities.provenance import Fact, Kind, Provenance
+from agents_ui.capabilities.readers import a2ui
 from agents_ui.capabilities.readers.document import Document, capped, kept
 from agents_ui.capabilities.values import CredentialInfo, SkillInfo
 
@@ -137,6 +138,7 @@ def read(card: Mapping[str, Any]) -> CapabilityProfile:
         ),
         skills=skills,
         credentials=_credentials(doc),
+        generative_ui=a2ui.from_extensions(doc.at("capabilities.extensions"), SOURCE),
         extensions=_extensions(doc),
         raw=card,
     )
@@ -241,13 +243,16 @@ def _extensions(doc: Document) -> tuple[Provenance, ...]:
         for index, entry in enumerate(extensions):
             if isinstance(entry, Mapping):
                 required = " (required)" if entry.get("required") is True else ""
+                used = entry.get("uri") == a2ui.EXTENSION_URI
                 found.append(
                     Provenance(
                         SOURCE,
                         f"capabilities.extensions[{index}]",
                         entry.get("uri"),
                         Kind.DECLARED,
-                        f"an extension{required}: shown; this product uses none of its own",
+                        f"A2UI's extension{required}: its surfaces are drawn here (generative UI)"
+                        if used
+                        else f"an extension{required}: shown; this product uses none of its own",
                     )
                 )
     if doc.at("capabilities.extendedAgentCard") is True:

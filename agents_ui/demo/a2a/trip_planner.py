@@ -5,7 +5,10 @@ it asks before it plans, a step that needs authorization, and words that make it
 - "plan a weekend in Lisbon": streams an itinerary (text/markdown artifact) and a budget (data);
 - a text, CSV or JSON file attached: a packing list (a CSV file artifact) and what was read;
 - "book ...": the task needs authorization (auth-required);
-- "fail": the task fails with a reason; "reject": it is declined; "long": a slow answer to stop.
+- "fail": the task fails with a reason; "reject": it is declined; "long": a slow answer to stop;
+- "find a hotel in Porto", from a client that activates A2UI's A2A extension: a surface to choose among
+  three hotels with a confirm button (input-required); the confirm action books the stay. Without
+  the extension, the same question is answered in words.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import a2a_pb2 as pb
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.struct_pb2 import Struct
 
 SLUG = "trip-planner"
 FILE_MODES = ["text/plain", "text/csv", "application/json"]
@@ -27,6 +32,15 @@ LIST_MODES = ["text/csv", "application/json"]
 # Streamed chunks: slow enough to see, quick enough for a demo.
 CHUNK_SECONDS = 0.05
 LONG_CHUNK_SECONDS = 0.3
+# A2UI's A2A extension, v0.9 (github.com/google/A2UI, specification/v0_9/docs).
+A2UI_EXTENSION = "https://a2ui.org/a2a-extension/a2ui/v0.9"
+A2UI_MIME_TYPE = "application/json+a2ui"
+BASIC_CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+HOTELS = {
+    "harbour": ("Harbour House", 120),
+    "garden": ("Garden Inn", 95),
+    "tower": ("Tower Suites", 180),
+}
 _DESTINATION = re.compile(r"\b(?:in|to)\s+([A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)")
 
 
@@ -45,10 +59,16 @@ def card(rpc_url: str, docs_url: str = "") -> pb.AgentCard:
             push_notifications=False,
             extensions=[
                 pb.AgentExtension(
+                    uri=A2UI_EXTENSION,
+                    description="Hotel choices as A2UI surfaces",
+                    required=False,
+                    params=_params({"supportedCatalogIds": [BASIC_CATALOG]}),
+                ),
+                pb.AgentExtension(
                     uri="https://example.com/a2a/ext/trip-budget/v1",
                     description="Budgets arrive as a data artifact",
                     required=False,
-                )
+                ),
             ],
         ),
         default_input_modes=["text/plain", *FILE_MODES[1:]],
@@ -94,6 +114,79 @@ def card(rpc_url: str, docs_url: str = "") -> pb.AgentCard:
     )
 
 
+def _params(values: dict) -> Struct:
+    params = Struct()
+    params.update(values)
+    return params
+
+
+def _a2ui(messages: list[dict]) -> pb.Part:
+    part = pb.Part()
+    part.data.list_value.extend([{"version": "v0.9", **m} for m in messages])
+    part.metadata.update({"mimeType": A2UI_MIME_TYPE})
+    return part
+
+
+def a2ui_action(message: pb.Message | None) -> dict | None:
+    """The person's action on a surface (the client's A2UI DataPart), if the message carries one."""
+    for part in message.parts if message is not None else ():
+        if part.WhichOneof("content") == "data" and part.metadata.fields.get("mimeType"):
+            if part.metadata["mimeType"] != A2UI_MIME_TYPE:
+                continue
+            for item in MessageToDict(part.data) or []:
+                if isinstance(item, dict) and isinstance(item.get("action"), dict):
+                    return item["action"]
+    return None
+
+
+def hotel_surface(place: str) -> pb.Part:
+    options = [
+        {"label": f"{name} · {price} EUR a night", "value": key} for key, (name, price) in HOTELS.items()
+    ]
+    components = [
+        {"id": "root", "component": "Card", "child": "body"},
+        {"id": "body", "component": "Column", "children": ["title", "hotel", "actions"]},
+        {"id": "title", "component": "Text", "variant": "h3", "text": f"Where to stay in {place}"},
+        {
+            "id": "hotel",
+            "component": "ChoicePicker",
+            "label": "Hotel",
+            "variant": "mutuallyExclusive",
+            "options": options,
+            "value": {"path": "/stay/hotel"},
+        },
+        {"id": "actions", "component": "Row", "children": ["confirm"], "justify": "end"},
+        {
+            "id": "confirm",
+            "component": "Button",
+            "variant": "primary",
+            "child": "confirm-label",
+            "action": {
+                "event": {
+                    "name": "confirm_hotel",
+                    "context": {"hotel": {"path": "/stay/hotel"}, "place": place},
+                }
+            },
+        },
+        {"id": "confirm-label", "component": "Text", "text": "Confirm"},
+    ]
+    return _a2ui(
+        [
+            {"createSurface": {"surfaceId": "hotels", "catalogId": BASIC_CATALOG}},
+            {"updateComponents": {"surfaceId": "hotels", "components": components}},
+            {"updateDataModel": {"surfaceId": "hotels", "path": "/stay", "value": {"hotel": ["garden"]}}},
+        ]
+    )
+
+
+def booked_surface(name: str, place: str) -> pb.Part:
+    components = [
+        {"id": "root", "component": "Card", "child": "done"},
+        {"id": "done", "component": "Text", "text": f"Booked: {name}, {place}."},
+    ]
+    return _a2ui([{"updateComponents": {"surfaceId": "hotels", "components": components}}])
+
+
 def _files(message: pb.Message | None) -> list[pb.Part]:
     if message is None:
         return []
@@ -124,6 +217,31 @@ class TripPlanner(AgentExecutor):
         self._stopped.clear()
         self._asked.clear()
 
+    async def _hotels(self, context: RequestContext, updater: TaskUpdater, said: str) -> None:
+        match = _DESTINATION.search(said)
+        place = match.group(1).strip().title() if match else "Lisbon"
+        if A2UI_EXTENSION not in context.requested_extensions:
+            names = ", ".join(name for name, _ in HOTELS.values())
+            await updater.complete(updater.new_agent_message([pb.Part(text=f"In {place}: {names}.")]))
+            return
+        await updater.requires_input(
+            updater.new_agent_message(
+                [pb.Part(text=f"Three hotels in {place}: choose one."), hotel_surface(place)]
+            )
+        )
+
+    async def _confirm(self, updater: TaskUpdater, action: dict) -> None:
+        context = action.get("context") if isinstance(action.get("context"), dict) else {}
+        chosen = context.get("hotel")
+        key = chosen[0] if isinstance(chosen, list) and chosen else chosen
+        name = HOTELS.get(key if isinstance(key, str) else "", ("no hotel", 0))[0]
+        place = str(context.get("place") or "Lisbon")[:60]
+        await updater.complete(
+            updater.new_agent_message(
+                [pb.Part(text=f"{name} in {place} is booked for you."), booked_surface(name, place)]
+            )
+        )
+
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         task_id = context.task_id or ""
         self._stopped.add(task_id)
@@ -144,6 +262,10 @@ class TripPlanner(AgentExecutor):
             )
         said = context.get_user_input().strip()
         words = said.lower()
+        action = a2ui_action(context.message)
+        if action is not None and action.get("name") == "confirm_hotel":
+            await self._confirm(updater, action)
+            return
         await updater.start_work(updater.new_agent_message([pb.Part(text="Looking into it…")]))
         if "fail" in words:
             await updater.failed(
@@ -154,6 +276,9 @@ class TripPlanner(AgentExecutor):
             return
         if "reject" in words:
             await updater.reject(updater.new_agent_message([pb.Part(text="This planner only plans trips.")]))
+            return
+        if "hotel" in words and "book" not in words:
+            await self._hotels(context, updater, said)
             return
         if "book" in words:
             await updater.requires_auth(
