@@ -30,7 +30,7 @@ Rules chosen where docs/PROTOCOLS.md is silent:
   workflow is disabled (requests can be seen, not decided: the agent denies them when they expire).
 - Stop follows `humanInTheLoop.interventions` or `transport.streaming` (an external agent's
   `capabilities.messages`: each of its messages streams and stops when the stream is closed); with
-  interventions a running run says that the person may stop it and say what to change.
+  interventions the composer offers Change course while a run streams (docs/PROTOCOLS.md 1.3c).
 - `identity.metadata` is listed on the identity card (its first entries, each value one line).
 - Listed tools without `tools.supported` are a declaration in themselves: shown. Only
   `tools.supported: false` hides listed tools.
@@ -308,8 +308,8 @@ class FeedbackDetails(Details):
 
 @dataclass(frozen=True, slots=True)
 class StopDetails(Details):
-    # A person may change a running plan (stop it, say what to change, and the agent goes on from
-    # where it was), not only stop it: humanInTheLoop.interventions is true.
+    # A person may change the course of a running run, not only stop it (the run stops and the
+    # correction goes as the next run): humanInTheLoop.interventions is true.
     intervene: bool = False
     interventions: bool | None = None  # as declared; None: not declared
     streaming: bool | None = None
@@ -772,10 +772,6 @@ def _subagents(src: _Inputs) -> tuple[_Evidence, Details]:
     return ev, SubagentsDetails((*(subagents or ()), *more), delegation, handoffs)
 
 
-# Input modes that are the composer's own text rather than a file.
-_TEXT_MODES = frozenset({"text", "text/plain"})
-
-
 def _skills(src: _Inputs) -> tuple[_Evidence, Details]:
     """The skills an agent names, to choose one for a message; each skill's examples are prompts."""
     fact = src.profile.skills
@@ -784,9 +780,7 @@ def _skills(src: _Inputs) -> tuple[_Evidence, Details]:
     if skills is not None:
         ev.support = bool(skills)
     accepts = tuple(
-        (skill.id, ",".join(m for m in skill.input_modes if m.lower() not in _TEXT_MODES))
-        for skill in skills or ()
-        if skill.input_modes is not None
+        (skill.id, ",".join(skill.input_modes)) for skill in skills or () if skill.input_modes is not None
     )
     return ev.finish(), SkillsDetails(tuple(skills or ()), accepts)
 

@@ -237,8 +237,10 @@ class Run(models.Model):
         COMPLETED = "completed", "Completed"
         FAILED = "failed", "Failed"
         CANCELLED = "cancelled", "Stopped"
+        # An A2A task waiting for credentials: the next message continues it.
+        AUTH_REQUIRED = "auth-required", "Needs authorization"
 
-    FINISHED = (Status.INTERRUPTED, Status.COMPLETED, Status.FAILED, Status.CANCELLED)
+    FINISHED = (Status.INTERRUPTED, Status.COMPLETED, Status.FAILED, Status.CANCELLED, Status.AUTH_REQUIRED)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")

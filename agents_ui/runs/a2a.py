@@ -77,9 +77,7 @@ async def outgoing_message(run: Run, task_id: str, *, offer_a2ui: bool = False) 
         message = await Message.objects.aget(pk=request["message_id"])
         parts = [pb.Part(text=message.content)] if message.content else []
         async for attachment in Attachment.objects.filter(message=message):
-            parts.append(
-                pb.Part(raw=bytes(attachment.data), filename=attachment.name, media_type=attachment.mime_type)
-            )
+            parts.append(file_part(attachment.name, attachment.mime_type, bytes(attachment.data)))
     skill = request.get("skill") or ""
     outgoing = pb.Message(
         message_id=str(uuid.uuid4()),
@@ -97,6 +95,17 @@ async def outgoing_message(run: Run, task_id: str, *, offer_a2ui: bool = False) 
         model = a2ui.client_data_model(str(action.get("surface")), action["dataModel"])
         outgoing.metadata.update({a2ui.CLIENT_DATA_MODEL_KEY: model})
     return outgoing
+
+
+def file_part(name: str, mime_type: str, data: bytes) -> pb.Part:
+    """A file as a part. A text file goes as text, named and typed (every A2A 1.0 part may carry a
+    filename and a media type): an agent whose input mode is text/plain reads text parts."""
+    if mime_type.split(";")[0].strip().lower() == "text/plain":
+        try:
+            return pb.Part(text=data.decode("utf-8"), filename=name, media_type="text/plain")
+        except UnicodeDecodeError:
+            pass
+    return pb.Part(raw=data, filename=name, media_type=mime_type)
 
 
 def a2ui_part(messages: list[dict[str, Any]]) -> pb.Part:

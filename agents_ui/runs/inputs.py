@@ -45,6 +45,8 @@ class RunRequest:
     resume: tuple[dict[str, Any], ...] = ()
     # kind "answer": the person's answers to tool calls the client runs (see ToolAnswer).
     answers: tuple[dict[str, Any], ...] = ()
+    # The message changes the course of a run it stopped (humanInTheLoop.interventions).
+    intervention: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -57,6 +59,7 @@ class RunRequest:
             "host_context": self.host_context,
             "resume": list(self.resume),
             "answers": list(self.answers),
+            "intervention": self.intervention,
         }
 
 

@@ -45,6 +45,9 @@ logger = logging.getLogger(__name__)
 
 # An external agent's stream waits while a person decides an approval: allow it that long.
 APPROVAL_WAIT_SECONDS = 900.0
+STOPPED = "Stopped. The answer so far is kept."
+# A run stopped by a change of course: the next run carries the correction.
+CHANGED_COURSE = "Stopped to change course. The answer so far is kept; the next turn carries the change."
 
 
 class RunLimitReached(Exception):
@@ -81,6 +84,8 @@ class LiveRun:
     _saved_messages: set[str] = field(default_factory=set)
     # Set when a write finds the run stopped by another server process.
     stopped_elsewhere: bool = False
+    # What the stopped run says of its stop.
+    stop_reason: str = STOPPED
     # Decisions taken on this run's requests while it streams (request id -> ApprovalRecord): the
     # streams following it show who decided and what was sent, without a database query.
     decided: dict[str, Any] = field(default_factory=dict)
@@ -243,11 +248,13 @@ def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
     return live
 
 
-async def stop_run(run_id: uuid.UUID | str) -> bool:
-    """End a live run: the upstream connection is closed, what was said so far is kept."""
+async def stop_run(run_id: uuid.UUID | str, reason: str = "") -> bool:
+    """End a live run: the upstream connection is closed, what was said so far is kept; it has
+    ended (and written what it said) when this returns, unless that takes too long."""
     live = live_run(run_id)
     if live is None or live.done or live.task is None:
         return False
+    live.stop_reason = reason or STOPPED
     live.task.cancel()
     try:
         await asyncio.wait_for(asyncio.shield(live.task), timeout=5)
@@ -308,7 +315,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
                     if live.stopped_elsewhere:
                         raise asyncio.CancelledError  # stopped from another server process
     except asyncio.CancelledError:
-        status, error = Run.Status.CANCELLED, "Stopped. The answer so far is kept."
+        status, error = Run.Status.CANCELLED, live.stop_reason
     except RunLimitReached as exc:
         status, error = Run.Status.FAILED, str(exc)
         logger.info("run %s stopped at a limit: %s", run.pk, exc)
@@ -388,6 +395,13 @@ def thread_runs(conversation: Conversation, *, before: Run | None = None) -> lis
 
 
 def _final_status(transcript: Transcript) -> tuple[str, str]:
+    task = transcript.task
+    if task is not None and task.state == "auth-required":
+        # Not completed: the task waits for credentials, and the status says what the agent asked.
+        asked = " ".join(task.status_text.split())[:500]
+        return Run.Status.AUTH_REQUIRED, f"The agent needs authorization: {asked}" if asked else (
+            "The agent needs authorization before it goes on."
+        )
     outcome = transcript.outcome
     if outcome is None:
         return Run.Status.COMPLETED, ""

@@ -20,7 +20,7 @@ from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import RunRequest, host_context
-from agents_ui.runs.live import live_run, start_run
+from agents_ui.runs.live import CHANGED_COURSE, live_run, start_run, stop_run
 from agents_ui.runs.throttle import allowance, claim
 from agents_ui.sdk import sniff_mime_type
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
@@ -56,6 +56,8 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         content, files, request_fields = _read_composer(request, plan)
         try:
             conversation = await _conversation_for(request, endpoint)
+            if request_fields["intervention"] and conversation is not None:
+                await _change_course(conversation)
             run, message, first = await sync_to_async(_save_turn, thread_sensitive=True)(
                 conversation, user, content, files, request_fields, endpoint, plan, request, token
             )
@@ -150,7 +152,15 @@ def _read_composer(
     profile = request.POST.get("profile") or ""
     if profile and profile not in (plan["stream-profile"].details.get("offered") or []):
         raise ComposerError("Choose one of the stream profiles this agent offers.")
-    return content, files, {"subagent": subagent, "skill": skill, "profile": profile}
+    intervention = bool(request.POST.get("intervene"))
+    stop = plan["stop"]
+    if intervention and not (stop.visible and not stop.disabled and stop.details.get("intervene")):
+        raise ComposerError("This agent does not say it takes a change of course: stop it, then write.")
+    return (
+        content,
+        files,
+        {"subagent": subagent, "skill": skill, "profile": profile, "intervention": intervention},
+    )
 
 
 def _checked_upload(upload: Any, plan: Plan) -> tuple[str, str, bytes]:
@@ -195,6 +205,19 @@ def _mime_matches(mime_type: str, pattern: str) -> bool:
     if pattern.endswith("/*"):
         return mime_type.startswith(pattern[:-1])
     return mime_type == pattern
+
+
+async def _change_course(conversation: Conversation) -> None:
+    """Stop what the conversation is running, keeping what it said, so that the correction goes as
+    the next run on the same thread with the whole history: AG-UI takes no input during a run."""
+    async for run in Run.objects.filter(
+        conversation=conversation, status__in=[Run.Status.PENDING, Run.Status.RUNNING]
+    ):
+        if not await stop_run(run.pk, CHANGED_COURSE):
+            # Driven by another process, or orphaned by a restart: record the stop.
+            await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
+                status=Run.Status.CANCELLED, error=CHANGED_COURSE, finished_at=timezone.now()
+            )
 
 
 async def _conversation_for(request: HttpRequest, endpoint: AgentEndpoint) -> Conversation | None:
@@ -245,6 +268,7 @@ def _save_turn(
                     plan["structured-output"].details.get("offered_module_types") or ()
                 ),
                 host_context=host_context(request, plan, endpoint, conversation),
+                intervention=fields["intervention"],
             )
             run = Run.objects.create(
                 conversation=conversation, request=run_request.as_json(), client_token=token

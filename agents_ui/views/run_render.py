@@ -490,10 +490,15 @@ class RunView:
         # A confirmation an approval interrupt asks too (Agent Framework's confirm_changes): the
         # person's decision on that interrupt answers it.
         decision = self.decision_of(call) if tool is not None and tool.confirms else None
+        decides = self._deciding(tool.confirms) if tool is not None and tool.confirms else ""
+        editing = decides and self.plan is not None
+        asked = next((i for i in self.interrupts() if i["id"] == decides), None) if editing else None
         return {
             "client": tool,
             "awaiting": awaiting,
-            "decides": self._deciding(tool.confirms) if tool is not None and tool.confirms else "",
+            "decides": decides,
+            # The interrupt takes edited arguments: the card offers them, as the approval form would.
+            "decides_edit": asked if asked is not None and asked["editable"] else None,
             "decision": record_view(decision) if decision is not None else None,
             "answered": answer is not None or decision is not None or (tool is not None and call.has_result),
             "dismissed": bool(answer and answer.get("dismissed")),
@@ -518,12 +523,34 @@ class RunView:
         return None
 
     def _deciding(self, call_id: str) -> str:
-        """The open interrupt about this call a person can still decide here ("" when none)."""
+        """The open interrupt about this call that its confirmation card decides ("" when none)."""
+        decides = self.confirmed_by_card()
+        for interrupt in self.transcript.open_interrupts:
+            if interrupt.id == decides and interrupt.tool_call_id == call_id:
+                return decides
+        return ""
+
+    def confirmed_by_card(self) -> str:
+        """The open interrupt a confirmation card (Agent Framework's confirm_changes) decides, so the
+        person sees one way to answer one question: the approval form leaves it to the card.
+
+        Only the run's one interrupt still to decide: a resume answers every open interrupt at once,
+        and a card posts its own decision only, so with several the approval form decides them all.
+        """
         if not self.can_approve:
             return ""
-        for interrupt in self.transcript.open_interrupts:
-            if interrupt.tool_call_id == call_id and interrupt.id not in self.decided:
-                return "" if _past(interrupt.expires_at) else interrupt.id
+        decided = self.decided or {}
+        waiting = [
+            i for i in self.transcript.open_interrupts if i.id not in decided and not _past(i.expires_at)
+        ]
+        if len(waiting) != 1 or not waiting[0].tool_call_id:
+            return ""
+        for call in self.transcript.tool_calls.values():
+            if call.name != CONFIRM_CHANGES or not call.complete or call.args_error is not None:
+                continue
+            tool = client_tool(call.name, call.args)
+            if tool is not None and tool.confirms == waiting[0].tool_call_id:
+                return waiting[0].id
         return ""
 
     def _external(self) -> bool:
@@ -646,8 +673,10 @@ class RunView:
         return found
 
     def open_interrupts(self) -> list[dict[str, Any]]:
-        """The interrupts a person can still decide (not expired)."""
-        return [i for i in self.interrupts() if not i["expired"]]
+        """The interrupts a person can still decide (not expired) with the approval form: not one
+        its confirmation card decides."""
+        card = self.confirmed_by_card()
+        return [i for i in self.interrupts() if not i["expired"] and i["id"] != card]
 
     @property
     def counting_down(self) -> bool:

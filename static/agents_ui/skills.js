@@ -12,7 +12,6 @@
   var limits = document.querySelector("[data-upload-limits]");
   var generalText = limits ? limits.textContent : "";
   var label = document.querySelector("label[for=attachment]");
-  var TEXT = { "text": true, "text/plain": true };
 
   function follow() {
     if (!input) return;
@@ -25,7 +24,7 @@
       if (limits) limits.textContent = generalText;
       return;
     }
-    var files = modes.split(",").filter(function (m) { return m && !TEXT[m.toLowerCase()]; });
+    var files = modes.split(",").filter(Boolean);
     input.disabled = files.length === 0;
     input.setAttribute("accept", files.join(","));
     if (label) { if (input.disabled) label.setAttribute("aria-disabled", "true"); else label.removeAttribute("aria-disabled"); }

@@ -70,7 +70,7 @@ async def test_the_card_gives_a_declared_status_and_a_plan_read_field_by_field(a
     assert profile.skills.value[0].examples == ("Echo this",)
     assert [c.detail for c in profile.credentials.value] == ["header X-Api-Key"]
     upload = plan["upload"]
-    assert upload.visible and upload.details.accept == ("image/png", "text/csv")
+    assert upload.visible and upload.details.accept == ("text/plain", "image/png", "text/csv")
     assert profile.transport.streaming.origin.path == "capabilities.streaming"
     assert status_line(discovery, plan).key == "declared"
 
@@ -159,6 +159,18 @@ async def test_auth_required_says_what_is_needed(agent):
     inputs = await plan_inputs(endpoint, UserAbilities())
     page = await sync_to_async(render_run)(RunView(run, transcript, inputs.plan()))
     assert "Sign in with an API key first." in page and "header X-Api-Key" in page
+    # A status of its own, not a completed run: what the agent asked, kept with the run.
+    assert run.status == Run.Status.AUTH_REQUIRED and run.is_finished
+    assert run.error == "The agent needs authorization: Sign in with an API key first."
+    assert 'data-run-status="auth-required"' in page and "data-needs-auth" in page
+
+    # The next message continues the same task, as for input-required.
+    conversation = await Conversation.objects.select_related("endpoint").aget(pk=run.conversation_id)
+    second = await finish(await turn(endpoint, "here is my key", conversation))
+    going_on = await sync_to_async(replay)(second)
+    assert second.status == Run.Status.COMPLETED
+    assert going_on.task.task_id == transcript.task.task_id and going_on.task.state == "completed"
+    assert agent.executor.received[-1].task_id == transcript.task.task_id
 
 
 async def test_stop_cancels_the_task_at_the_agent(agent):
@@ -399,3 +411,35 @@ def test_the_admin_compares_two_agent_cards(client):
     text = page.decode()
     assert "skills[echo]" in text and "skills[ask]" in text
     assert "Skill chooser" in text
+
+
+@pytest.mark.parametrize("mode", ["text/plain", "text"])
+def test_a_text_plain_input_mode_takes_text_files(mode):
+    from agents_ui.capabilities.readers.a2a import read
+
+    card = card_json(
+        defaultInputModes=[mode],
+        skills=[{"id": "notes", "name": "Notes", "description": "", "tags": ["n"], "inputModes": [mode]}],
+    )
+    plan = decide_from(read(card))
+    upload = plan["upload"]
+    assert upload.visible and upload.details.accept == ("text/plain",)
+    assert plan["skills"].details.accepts == (("notes", "text/plain"),)
+
+
+def decide_from(profile):
+    from agents_ui.decisions import decide
+
+    return decide(profile=profile)
+
+
+def test_a_text_file_goes_as_a_named_text_part_and_any_other_file_as_bytes():
+    from agents_ui.runs.a2a import file_part
+
+    text = file_part("notes.txt", "text/plain; charset=utf-8", b"socks\nhat\n")
+    assert (text.text, text.filename, text.media_type) == ("socks\nhat\n", "notes.txt", "text/plain")
+    assert text.WhichOneof("content") == "text"
+    not_utf8 = file_part("old.txt", "text/plain", b"\xff\xfe")
+    assert not_utf8.WhichOneof("content") == "raw" and not_utf8.raw == b"\xff\xfe"
+    csv = file_part("list.csv", "text/csv", b"a,b\n")
+    assert csv.WhichOneof("content") == "raw" and csv.media_type == "text/csv"

@@ -501,6 +501,37 @@ async def test_planner_finishes_open_steps_first_and_reads_only_a_plans_shape(li
     assert state["steps"][0] == {"title": "Find premises", "status": "done", "note": "Signed."}
 
 
+async def test_planner_changes_course_when_its_plan_was_stopped_midway(live_url):
+    # What a stopped run leaves as the thread's state: its pass still "planning", one step open.
+    stopped = {
+        "goal": "Open a shop in Lyon",
+        "revision": 1,
+        "requests": ["Open a shop in Lyon"],
+        "status": "planning",
+        "steps": [
+            {"title": "Find premises", "status": "done", "note": "Signed."},
+            {"title": "Hire staff", "status": "in_progress"},
+            {"title": "Draft the schedule", "status": "pending"},
+        ],
+    }
+    events = await run(live_url, "planner", run_input("Open in Marseille instead.", state=stopped))
+    state = final_state(events)
+
+    assert state["setAside"] == ["Hire staff", "Draft the schedule"]
+    assert state["steps"][0] == {"title": "Find premises", "status": "done", "note": "Signed."}
+    assert state["steps"][1]["title"] == "Change course: Open in Marseille instead"
+    assert "Hire staff" not in [step["title"] for step in state["steps"]]
+    started = [e.step_name for e in events if e.type == EventType.STEP_STARTED]
+    assert started[0] == "Change course: Open in Marseille instead"
+    assert "I changed course on the plan for Open a shop in Lyon (revision 2)" in text_of(events)
+    assert "set aside (Hire staff; Draft the schedule)" in text_of(events)
+
+    # A plan whose pass finished is built on, not changed: the same open step is finished first.
+    events = await run(live_url, "planner", run_input("Add a party.", state={**stopped, "status": "paused"}))
+    assert "setAside" not in final_state(events)
+    assert next(e.step_name for e in events if e.type == EventType.STEP_STARTED) == "Hire staff"
+
+
 async def test_planner_steps_advance_visibly_one_after_another(live_url, settings):
     settings.AGENTS_UI_DEMO_PACING = 0.01
     client = agent(live_url, "planner")

@@ -87,6 +87,16 @@ def test_an_a2a_server_registered_by_url_converses_beside_agui_and_external_agen
     wait_run(page, "failed")
     expect(run_status(page)).to_contain_text("The task failed: The echo chamber collapsed.")
 
+    # A task that needs authorization has a status of its own; the next message continues it.
+    send(page, "auth")
+    wait_run(page, "auth-required")
+    expect(run_status(page).locator("[data-needs-auth]")).to_contain_text("Sign in with an API key first.")
+    expect(last_run(page).locator("[data-task-auth]")).to_contain_text("header X-Api-Key")
+    send(page, "my key is set")
+    wait_run(page)
+    expect(last_run(page)).to_contain_text("Authorized, going on: my key is set.")
+    assert a2a_agent.executor.received[-1].task_id == a2a_agent.executor.received[-2].task_id
+
     # A slow answer streams, then Stop cancels the task at the agent.
     send(page, "slow")
     slow = last_run(page).locator("[data-artifact=slow]")
@@ -101,15 +111,18 @@ def test_an_a2a_server_registered_by_url_converses_beside_agui_and_external_agen
     # After a reload, every turn is shown as it ended, from the event log.
     page.reload()
     runs = page.locator("#transcript section.run")
-    expect(runs).to_have_count(5)
+    expect(runs).to_have_count(7)
     expect(runs.nth(0).locator("[data-task-asks]")).to_contain_text("Which colour?")
     expect(runs.nth(1)).to_contain_text("Noted: blue.")
     expect(runs.nth(2).locator("[data-artifact=echo] strong")).to_have_text("Echo")
     expect(run_status(page, 3)).to_contain_text("The task failed: The echo chamber collapsed.")
-    expect(run_status(page, 4)).to_contain_text("Stopped")
-    expect(runs.nth(4).locator("[data-task-label]")).to_have_text("Canceled")
-    expect(runs.nth(4).locator("[data-artifact=slow]")).to_contain_text("chunk 0")
-    assert Run.objects.filter(conversation__endpoint__slug="echo-over-a2a").count() == 5
+    expect(run_status(page, 4)).to_have_attribute("data-run-status", "auth-required")
+    expect(run_status(page, 4).locator("[data-needs-auth]")).to_contain_text("Sign in with an API key first.")
+    expect(runs.nth(5)).to_contain_text("Authorized, going on")
+    expect(run_status(page, 6)).to_contain_text("Stopped")
+    expect(runs.nth(6).locator("[data-task-label]")).to_have_text("Canceled")
+    expect(runs.nth(6).locator("[data-artifact=slow]")).to_contain_text("chunk 0")
+    assert Run.objects.filter(conversation__endpoint__slug="echo-over-a2a").count() == 7
 
 
 def test_the_demo_trip_planner_asks_streams_an_itinerary_and_reads_a_file(
@@ -125,7 +138,9 @@ def test_the_demo_trip_planner_asks_streams_an_itinerary_and_reads_a_file(
     page.locator("[data-skill-prompt='Plan a trip']").click()
     expect(page.locator("#message")).to_have_value("Plan a trip")
     expect(page.locator("[data-control=skills] select")).to_have_value("plan-trip")
-    expect(page.locator("#attachment")).to_be_disabled()  # the skill takes text only
+    # The skill takes text/plain: a text file too, nothing else.
+    expect(page.locator("#attachment")).to_have_attribute("accept", "text/plain")
+    expect(page.locator("#attachment")).to_be_enabled()
     page.locator("[data-composer] button.button-primary").click()
     wait_run(page)
     expect(last_run(page).locator("[data-task-asks]")).to_contain_text("Where would you like to go")

@@ -174,8 +174,21 @@ def decided(page: Page, label: str, result: str | None, sent: dict | None = None
         expect(refund_card(page, 1)).to_have_count(0)  # on its own run only
 
 
+def confirm_card(page: Page):
+    """Agent Framework asks through its own confirm_changes card too: the card alone decides."""
+    card = last_run(page).locator("[data-client-tool=confirm_changes]")
+    expect(card.locator("[data-confirms]")).to_contain_text("issue_refund")
+    expect(last_run(page).locator("form[data-approval-form]")).to_have_count(0)
+    return card
+
+
 def test_approval_approve(page: Page, agent):
-    _, url = agent
+    framework, url = agent
+    if framework.peer == "agent-framework":
+        start(page, url, "refund my order A-1001", "interrupted")
+        confirm_card(page).get_by_role("button", name="Yes", exact=True).click()
+        decided(page, "Approved", REFUND)
+        return
     form = ask_for_refund(page, url)
     form.get_by_role("button", name="Send decision").click()
     decided(page, "Approved", REFUND)
@@ -185,10 +198,14 @@ def test_approval_approve(page: Page, agent):
 
 
 def test_approval_reject(page: Page, agent):
-    _, url = agent
-    form = ask_for_refund(page, url)
-    form.locator('input[value="reject"]').check()
-    form.get_by_role("button", name="Send decision").click()
+    framework, url = agent
+    if framework.peer == "agent-framework":
+        start(page, url, "refund my order A-1001", "interrupted")
+        confirm_card(page).get_by_role("button", name="No", exact=True).click()
+    else:
+        form = ask_for_refund(page, url)
+        form.locator('input[value="reject"]').check()
+        form.get_by_role("button", name="Send decision").click()
     decided(page, "Rejected", None)
     assert REFUND not in last_run(page).inner_text()
     resumed = Run.objects.filter(request__kind="resume").get()
@@ -197,6 +214,14 @@ def test_approval_reject(page: Page, agent):
 
 def test_approval_edit(page: Page, agent):
     framework, url = agent
+    if framework.peer == "agent-framework":
+        start(page, url, "refund my order A-1001", "interrupted")
+        card = confirm_card(page)
+        card.locator("[data-confirm-edit] summary").click()
+        card.locator("textarea").fill(json.dumps(EDITED_ARGS))
+        card.get_by_role("button", name="Yes, with these arguments").click()
+        decided(page, "Approved with edits", EDITED, sent=EDITED_ARGS)
+        return
     form = ask_for_refund(page, url)
     edit = form.locator('input[value="edit"]')
     if not framework.edits:
@@ -274,15 +299,23 @@ def test_agent_framework_confirm_changes(page: Page, agent):
     expect(card.locator("[data-confirms]")).to_contain_text("issue_refund")
     expect(card).to_contain_text("A-1001")
     expect(card).not_to_contain_text("waiting for the result")
-    card.get_by_role("button", name="Yes").click()
+    # One question, one way to answer it: the card, not an approval form as well.
+    expect(last_run(page).locator("[data-approval-form]")).to_have_count(0)
+    expect(last_run(page).get_by_role("button", name="Approve")).to_have_count(0)
+    card.get_by_role("button", name="Yes", exact=True).click()
     decided(page, "Approved", REFUND)
     for look in ("live", "reloaded"):
         if look == "reloaded":
             reload(page)
+        # The decision is recorded as the approval of the call the card asked about.
+        record = runs(page).nth(0).locator(".approval-record")
+        expect(record).to_have_count(1)
+        expect(record).to_contain_text("Approved")
+        expect(record).to_contain_text("issue_refund")
         card = runs(page).nth(0).locator("[data-client-tool=confirm_changes]")
         expect(card).to_have_attribute("data-answer-state", "answered")
         expect(card.locator("[data-decision]")).to_contain_text("Confirmed")
-        expect(card.get_by_role("button", name="Yes")).to_have_count(0)
+        expect(card.get_by_role("button", name="Yes", exact=True)).to_have_count(0)
         expect(last_run(page).locator(".msg-assistant")).to_contain_text(f"Done: {REFUND}")
     send(page, "hello")
     expect(runs(page)).to_have_count(3, timeout=TIMEOUT)

@@ -17,7 +17,7 @@ from agents_ui.models import ApprovalRecord, Conversation, Message, Run
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import RunRequest, ToolAnswer
 from agents_ui.runs.live import start_run
-from agents_ui.views.run_render import RunView
+from agents_ui.views.run_render import RunView, render_run
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
 
@@ -148,8 +148,16 @@ async def test_agent_framework_confirm_changes_is_answered_by_the_approval_it_as
     [interrupt] = transcript.open_interrupts
     [confirm] = [c for c in transcript.tool_calls.values() if c.name == "confirm_changes"]
     plan = decide(user=UserAbilities(can_approve=True, can_upload=True, can_view_reasoning=True))
-    card = RunView(run, transcript, plan).call_view(confirm)
+    view = RunView(run, transcript, plan)
+    card = view.call_view(confirm)
     assert card["client"].name == "confirm_changes" and card["decides"] == interrupt.id
+    # One way to answer one question: the card decides, the approval form does not ask again.
+    assert view.open_interrupts() == [] and [i["id"] for i in view.interrupts()] == [interrupt.id]
+    page = await sync_to_async(render_run)(view)
+    assert "data-approval-form" not in page and f'name="decision-{interrupt.id}" value="approve"' in page
+    # Without the right to approve, the card decides nothing and the form says why.
+    looking = RunView(run, transcript, plan, can_approve=False)
+    assert not looking.call_view(confirm)["decides"] and looking.open_interrupts()
     resumed = await _resume(run, {"approved": True})
     assert resumed.status == Run.Status.COMPLETED, resumed.error
     assert REFUND in await _answer(resumed)

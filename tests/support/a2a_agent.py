@@ -5,7 +5,8 @@ SDK's JSON-RPC (and HTTP+JSON) routes. `card_override` replaces the card's JSON 
 validation); `bindings=("GRPC",)` declares only an interface the client cannot use. What it answers:
 
 - "ask ...": input-required ("Which colour?"); the answer in the same task completes it, echoing it;
-- "fail": failed, with a reason; "reject": rejected; "auth": auth-required;
+- "fail": failed, with a reason; "reject": rejected; "auth": auth-required (the next message in the
+  same task completes it);
 - "slow": ten text chunks, half a second apart (to stop);
 - a file part: an artifact naming it; anything else: an echo artifact streamed in three chunks,
   a data artifact, and a closing message.
@@ -34,6 +35,7 @@ from tests.support.live_server import ThreadedUvicorn
 class EchoExecutor(AgentExecutor):
     def __init__(self) -> None:
         self.asked: set[str] = set()
+        self.authorizing: set[str] = set()
         self.canceled: list[str] = []
         self.received: list[pb.Message] = []
 
@@ -58,7 +60,10 @@ class EchoExecutor(AgentExecutor):
         await updater.start_work()
         text = context.get_user_input().strip()
         say = updater.new_agent_message
-        if task_id in self.asked:
+        if task_id in self.authorizing:
+            self.authorizing.discard(task_id)
+            await updater.complete(say([pb.Part(text=f"Authorized, going on: {text}.")]))
+        elif task_id in self.asked:
             self.asked.discard(task_id)
             await updater.add_artifact(
                 [pb.Part(text=f"You chose {text}.")], artifact_id="answer", name="Answer"
@@ -72,6 +77,7 @@ class EchoExecutor(AgentExecutor):
         elif text == "reject":
             await updater.reject(say([pb.Part(text="Not my kind of request.")]))
         elif text == "auth":
+            self.authorizing.add(task_id)
             await updater.requires_auth(say([pb.Part(text="Sign in with an API key first.")]))
         elif text == "slow":
             for n in range(10):

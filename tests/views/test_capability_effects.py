@@ -91,4 +91,4 @@ def test_a_running_run_says_when_the_agent_takes_interventions(interventions, sh
     run = Run.objects.create(conversation=conversation, request={}, status=Run.Status.RUNNING)
     run.conversation = conversation
     html = render_run(RunView(run, TranscriptBuilder().transcript, plan))
-    assert ("This agent takes interventions: stop it, then say what to change" in html) is shown
+    assert ("This agent takes interventions: write what to change and press Change course" in html) is shown

@@ -313,6 +313,32 @@ def test_confirm_changes_is_a_confirm_card_that_decides_the_approval_naming_the_
     assert "issue_refund" in html and "A-1001" in html and "waiting for the result" not in html
 
 
+def test_confirm_changes_is_the_one_way_to_answer_its_approval():
+    view, call = confirm_changes_view(Run.Status.INTERRUPTED)
+    [interrupt] = view.transcript.open_interrupts
+    # The approval form does not ask the same question again; the decision is still recorded from
+    # the interrupt's own call and arguments.
+    assert view.open_interrupts() == []
+    assert [(i["id"], i["tool"]) for i in view.interrupts()] == [(interrupt.id, "issue_refund")]
+    page = render_to_string("agents_ui/run.html#run", view.context())
+    assert "data-approval-form" not in page and f'id="{view.dom}-decision-errors"' in page
+    # Edited arguments, where the interrupt takes them, are offered on the card.
+    editing = RunView(
+        view.run,
+        view.transcript,
+        decide(
+            capabilities={"humanInTheLoop": {"supported": True, "approvals": True, "approveWithEdits": True}},
+            user=UserAbilities(can_approve=True),
+        ),
+    )
+    edit_card = card_html(editing, call)
+    assert f'name="decision-{interrupt.id}" value="edit"' in edit_card and "A-1001" in edit_card
+    # Without the right to approve, the card decides nothing and the form says why.
+    looking = RunView(view.run, view.transcript, view.plan, can_approve=False)
+    assert not looking.call_view(call)["decides"] and looking.open_interrupts()
+    assert "Decided with the agent's approval request" in card_html(looking, call)
+
+
 def test_a_decided_confirm_changes_reads_as_answered_not_waiting():
     view, call = confirm_changes_view(Run.Status.INTERRUPTED)
     [interrupt] = view.transcript.open_interrupts

@@ -30,8 +30,9 @@ from agents_ui.capabilities.values import CredentialInfo, SkillInfo
 
 SOURCE = "A2A Agent Card"
 PROTOCOL = "A2A protocol (docs/PROTOCOLS.md 3)"
-# Input modes that are the composer's own text, not files.
-TEXT_MODES = frozenset({"text", "text/plain"})
+# Input modes are media types (A2A 1.0): "text/plain" takes text in any part, a text file too. "text"
+# is the name earlier cards gave it.
+MODE_NAMES = {"text": "text/plain"}
 # Card fields this reader reads; the others are kept and shown.
 READ_FIELDS = frozenset(
     {
@@ -59,8 +60,8 @@ def read(card: Mapping[str, Any]) -> CapabilityProfile:
     inputs = doc.texts("defaultInputModes")
     file_types: tuple[str, ...] | None = None
     if inputs.value is not None:
-        file_types = tuple(m for m in inputs.value if m.lower() not in TEXT_MODES)
-    files_note = "input modes other than text: files may be attached"
+        file_types = input_modes(inputs.value)
+    files_note = "input modes are media types: files of those types may be attached (text/plain too)"
     skills = doc.items("skills", _skill)
     if skills.value is not None and len(skills.value) > MAX_SKILLS:
         skills = Fact(skills.value[:MAX_SKILLS], skills.provenance)
@@ -132,7 +133,7 @@ def read(card: Mapping[str, Any]) -> CapabilityProfile:
             mime_types=_derived(
                 inputs,
                 None if accept_any or not file_types else file_types,
-                "the default input modes, less text",
+                "the default input modes",
             ),
         ),
         skills=skills,
@@ -168,6 +169,12 @@ def _modalities(provenance: tuple[Provenance, ...], file_types: tuple[str, ...] 
     )
 
 
+def input_modes(modes: Sequence[str]) -> tuple[str, ...]:
+    """A card's input modes as media types, each once."""
+    named = (MODE_NAMES.get(m.lower(), m) for m in modes)
+    return tuple(dict.fromkeys(named))
+
+
 def _strings(raw: Any, limit: int = 50) -> tuple[str, ...]:
     if not isinstance(raw, Sequence) or isinstance(raw, str):
         return ()
@@ -186,7 +193,7 @@ def _skill(raw: Any) -> SkillInfo | None:
         description=description[:2000],
         tags=_strings(raw.get("tags")),
         examples=_strings(raw.get("examples"), MAX_EXAMPLES),
-        input_modes=_strings(inputs) if isinstance(inputs, list) else None,
+        input_modes=input_modes(_strings(inputs)) if isinstance(inputs, list) else None,
         output_modes=_strings(outputs) if isinstance(outputs, list) else None,
     )
 

@@ -58,6 +58,7 @@ class Planner(AgUiDemoAgent):
         request = topic_of(ctx.user_text)
         previous = earlier_plan(ctx.input.state)
         terms = keywords(ctx.user_text, 2)
+        set_aside: list[str] = []
         if previous is None:
             goal, revision, requests, steps = request, 1, [request], []
             new = [
@@ -68,6 +69,21 @@ class Planner(AgUiDemoAgent):
                 ),
                 ("Draft the schedule", f"Milestones for {goal} laid out week by week."),
                 ("Review the risks and sign off", "Top risks each have an owner; ready to sign off."),
+            ]
+        elif previous["status"] == "planning":
+            # The pass that made this plan was stopped midway: the message changes its course. The
+            # steps done stay; those not finished are set aside for the change.
+            goal, revision = previous["goal"], previous["revision"] + 1
+            requests = [*previous["requests"], request]
+            steps = [step for step in previous["steps"] if step["status"] == "done"]
+            set_aside = [step["title"] for step in previous["steps"] if step["status"] != "done"]
+            new = [
+                (
+                    f"Change course: {request}",
+                    "The plan now follows the change; what was set aside is listed.",
+                ),
+                *((f"Rework the plan for {term}", f"Steps touching {term} redone.") for term in terms),
+                ("Re-check the schedule", "The schedule holds with the new course; dates confirmed."),
             ]
         else:
             # A follow-up builds on the plan the thread already has: same goal, its steps kept.
@@ -92,6 +108,8 @@ class Planner(AgUiDemoAgent):
             "status": "planning",
             "steps": steps,
         }
+        if set_aside:
+            state["setAside"] = set_aside
         yield StateSnapshotEvent(snapshot=state)
         for iteration, index in enumerate(todo, start=1):
             title = steps[index]["title"]
@@ -123,7 +141,14 @@ class Planner(AgUiDemoAgent):
     def _summary(self, state: dict[str, Any], previous: dict[str, Any] | None, added: int, left: int) -> str:
         steps, goal = state["steps"], state["goal"]
         worked = state["iteration"]
-        if previous is None:
+        if state.get("setAside"):
+            aside = state["setAside"]
+            text = f"I changed course on the plan for {goal} (revision {state['revision']}): "
+            text += f"{len(aside)} unfinished step{'s' if len(aside) != 1 else ''} set aside "
+            text += f"({'; '.join(aside)}), {added} new steps for “{state['requests'][-1]}” after the "
+            text += f"{len(steps) - added} already done; this pass worked through {worked} of at most "
+            text += f"{self.max_iterations}."
+        elif previous is None:
             text = f"The plan for {goal} is ready: {len(steps)} steps, worked through in {worked} of "
             text += f"{self.max_iterations} iterations."
         else:
@@ -158,6 +183,8 @@ def earlier_plan(state: Any) -> dict[str, Any] | None:
     revision = state.get("revision")
     return {
         "goal": state["goal"],
+        # "planning": the pass that left this plan was stopped before it finished.
+        "status": state.get("status") if state.get("status") in ("planning", "ready", "paused") else "ready",
         "steps": steps,
         "requests": [request for request in requests if isinstance(request, str)],
         "revision": revision if isinstance(revision, int) and revision > 0 else 1,
