@@ -189,8 +189,12 @@ def test_the_skill_chooser_script_loads_at_its_first_use_and_does_what_was_asked
     expect(page.locator("[data-control=skills] select")).to_be_visible()
     assert not any("skills" in url for url in loaded)
     # The first choice loads the script, which then follows that very choice.
+    general = page.locator("#attachment").get_attribute("accept")
+    assert general and general != "text/plain"
     page.select_option("[data-control=skills] select", "plan-trip")
-    expect(page.locator("#attachment")).to_be_disabled()  # the skill takes text only
+    # The skill takes text only: text files, nothing else (an A2A input mode is a media type).
+    expect(page.locator("#attachment")).to_have_attribute("accept", "text/plain")
+    expect(page.locator("[data-upload-limits]")).to_have_text("text/plain")
     page.locator("[data-skill-prompt='Plan a trip']").click()
     expect(page.locator("#message")).to_have_value("Plan a trip")
     assert sum("skills" in url for url in loaded) == 1
