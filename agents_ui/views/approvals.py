@@ -73,8 +73,10 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
     view = RunView(run, transcript, plan)
     by_id = {i["id"]: i for i in view.interrupts()}
     for interrupt in open_interrupts:
-        choice = request.POST.get(f"decision-{interrupt.id}") or "approve"
+        choice = request.POST.get(f"decision-{interrupt.id}")
         info = by_id.get(interrupt.id, {})
+        if choice not in ("approve", "reject", "edit"):  # never a decision nobody chose
+            return _note(request, run, errors_id, "Choose approve or reject for each request.")
         if interrupt.expires_at and _expired(interrupt.expires_at):
             return _note(request, run, errors_id, "This request expired: the agent no longer waits for it.")
         if choice == "reject":

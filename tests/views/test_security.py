@@ -11,7 +11,7 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import Group
 from django.test import AsyncClient
 
-from agents_ui.models import Conversation, Message, Run
+from agents_ui.models import ApprovalRecord, Conversation, Message, Run
 from agents_ui.runs.live import LIVE
 from agents_ui.templatetags.agents_ui_tags import agent_link
 from tests.factories import make_endpoint, make_user
@@ -283,3 +283,12 @@ async def test_edited_arguments_nested_too_deeply_are_refused_in_words(fake_serv
     assert answer.status_code == 200
     body = answer.content.decode()
     assert "not valid JSON" in body or "do not fit" in body
+
+
+@pytest.mark.parametrize("posted", [{}, {"decision-ask-1": "yes please"}])
+async def test_a_decision_nobody_chose_decides_nothing(fake_server, posted):
+    client, run = await interrupted(fake_server, {"type": "object"})
+    answer = await htmx_post(client, f"/runs/{run.pk}/decide/", posted)
+    assert "Choose approve or reject for each request." in answer.content.decode()
+    assert not await ApprovalRecord.objects.aexists()
+    assert await Run.objects.acount() == 1

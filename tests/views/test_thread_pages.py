@@ -21,6 +21,7 @@ from agents_ui.decisions import Observations, UserAbilities
 from agents_ui.decisions import decide as decide_plan
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import Conversation, Run
+from agents_ui.runs.history import transcript_of
 from agents_ui.runs.live import LIVE
 from agents_ui.sdk import TranscriptBuilder
 from agents_ui.sdk.agui import parse_event_object
@@ -86,9 +87,11 @@ async def thread(fake_server):
 
 
 async def decide(person: Person) -> None:
-    """Approve what the last run asks (the form's default choice)."""
+    """Approve what the last run asks (the form's preselected choice)."""
     run = await Run.objects.order_by("-created_at").afirst()
-    response = await person.post(f"/runs/{run.pk}/decide/", {})
+    transcript = await sync_to_async(transcript_of)(run)
+    chosen = {f"decision-{interrupt.id}": "approve" for interrupt in transcript.open_interrupts}
+    response = await person.post(f"/runs/{run.pk}/decide/", chosen)
     assert response.status_code == 200
     await settle()
 
