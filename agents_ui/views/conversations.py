@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db.models import Q
+from django.db.models import OuterRef, Q, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -35,6 +35,8 @@ async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
             content__icontains=query, superseded_at__isnull=True, role__in=("user", "assistant")
         ).values("conversation_id")
         found = found.filter(Q(title__icontains=query) | Q(pk__in=said))
+    last_status = Run.objects.filter(conversation=OuterRef("pk")).order_by("-created_at").values("status")[:1]
+    found = found.annotate(last_status=Subquery(last_status))
     threads = [c async for c in found.select_related("endpoint").order_by("endpoint__name", "-updated_at")]
     waiting = {
         conversation_id
@@ -45,6 +47,7 @@ async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
     groups: dict[AgentEndpoint, list[Conversation]] = {}
     for thread in threads:
         thread.waiting = thread.pk in waiting
+        thread.needs_authorization = thread.last_status == Run.Status.AUTH_REQUIRED
         groups.setdefault(thread.endpoint, []).append(thread)
     return TemplateResponse(request, "agents_ui/conversations.html", {"groups": groups, "query": query})
 

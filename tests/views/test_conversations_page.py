@@ -129,3 +129,14 @@ def test_the_side_list_of_an_admin_preview_comes_again_in_preview(threads):
     page = listed(client.get(f"/agents/{hidden.slug}/", {"preview": "1"}))
     assert 'hx-get="/agents/hidden/conversations/?current=&amp;preview=1"' in page
     assert client.get("/agents/hidden/conversations/", {"current": "", "preview": "1"}).status_code == 200
+
+
+def test_a_thread_whose_agent_waits_for_authorization_says_so_until_it_goes_on(threads):
+    client, refund, shipping, _ = threads
+    Run.objects.create(conversation=refund, status=Run.Status.AUTH_REQUIRED)
+    page = listed(client.get("/conversations/"))
+    row = page.split(f'data-conversation="{refund.pk}"')[1].split("</tr>")[0]
+    assert "The agent needs authorization" in row
+    assert "needs authorization" not in page.split(f'data-conversation="{shipping.pk}"')[1].split("</tr>")[0]
+    Run.objects.create(conversation=refund, status=Run.Status.COMPLETED)  # the next message went on
+    assert "The agent needs authorization" not in listed(client.get("/conversations/"))
