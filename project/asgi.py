@@ -6,6 +6,7 @@ heavy traffic. This module only builds the application: `manage.py serve` serves
 long-lived process.
 """
 
+import asyncio
 import os
 
 import django
@@ -55,6 +56,21 @@ class StaticFilesHandler(ASGIStaticFilesHandler):
             return super().serve(request)
         except SuspiciousFileOperation as exc:
             raise Http404("No such static file.") from exc
+
+    async def get_response_async(self, request: HttpRequest) -> HttpResponse:
+        # A browser that leaves while the file is being opened cancels this await; Django then drops
+        # the response it never received, its file still open. The opening finishes and is closed.
+        opening = asyncio.ensure_future(super().get_response_async(request))
+        try:
+            return await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            opening.add_done_callback(_close_unsent)
+            raise
+
+
+def _close_unsent(opening: asyncio.Future) -> None:
+    if not opening.cancelled() and opening.exception() is None:
+        opening.result().close()
 
 
 class BoundedBody:

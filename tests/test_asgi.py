@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -90,6 +93,36 @@ async def test_static_files_are_still_served():
     response = await asgi_get("/static/agents_ui/app.css")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/css")
     assert (await asgi_get("/static/agents_ui/no-such-file.css")).status_code == 404
+
+
+async def test_a_static_file_opened_for_a_browser_that_left_is_closed(monkeypatch):
+    from django.core.handlers.asgi import ASGIRequest
+
+    from project.asgi import StaticFilesHandler
+
+    opened, release = [], threading.Event()
+    handler = StaticFilesHandler(AgentsUIASGIHandler())
+    serve = StaticFilesHandler.serve
+
+    def slow_serve(self, request):
+        release.wait(5)  # the browser leaves while the file is being opened
+        response = serve(self, request)
+        opened.append(response)
+        return response
+
+    monkeypatch.setattr(StaticFilesHandler, "serve", slow_serve)
+    request = ASGIRequest(http_scope("/static/agents_ui/app.css"), io.BytesIO())
+    work = asyncio.ensure_future(handler.get_response_async(request))
+    await asyncio.sleep(0.05)
+    work.cancel()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await work
+    for _ in range(100):
+        if opened and opened[0].closed:
+            break
+        await asyncio.sleep(0.02)
+    assert opened[0].closed  # its file too: no descriptor left for the collector
 
 
 # --- Serving -----------------------------------------------------------------------------------------
