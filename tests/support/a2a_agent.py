@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
@@ -49,13 +50,9 @@ class EchoExecutor(AgentExecutor):
             self.received.append(context.message)
         updater = TaskUpdater(event_queue, task_id, context_id)
         if context.current_task is None:  # a new task: the SDK wants the Task itself first
+            history = [context.message] if context.message else []
             await event_queue.enqueue_event(
-                pb.Task(
-                    id=task_id,
-                    context_id=context_id,
-                    status=pb.TaskStatus(state=pb.TASK_STATE_SUBMITTED),
-                    history=[context.message] if context.message else [],
-                )
+                new_task(task_id, context_id, pb.TASK_STATE_SUBMITTED, history=history)
             )
         await updater.start_work()
         text = context.get_user_input().strip()

@@ -18,6 +18,7 @@ import csv
 import io
 import re
 
+from a2a.helpers import new_task
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
@@ -252,13 +253,9 @@ class TripPlanner(AgentExecutor):
         task_id, context_id = context.task_id or "", context.context_id or ""
         updater = TaskUpdater(event_queue, task_id, context_id)
         if context.current_task is None:  # a new task: the SDK wants the Task itself first
+            history = [context.message] if context.message else []
             await event_queue.enqueue_event(
-                pb.Task(
-                    id=task_id,
-                    context_id=context_id,
-                    status=pb.TaskStatus(state=pb.TASK_STATE_SUBMITTED),
-                    history=[context.message] if context.message else [],
-                )
+                new_task(task_id, context_id, pb.TASK_STATE_SUBMITTED, history=history)
             )
         said = context.get_user_input().strip()
         words = said.lower()
