@@ -92,17 +92,21 @@ def test_the_locks_are_compiled_with_the_uv_the_interop_peers_use():
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 @pytest.mark.parametrize("name", GROUPS)
-def test_a_changed_lock_reinstalls_with_every_hash_checked(name):
-    stamp = ".venv/.requirements-installed"
-    plan = subprocess.run(
-        ["make", "--dry-run", "--always-make", f"--what-if=requirements/{name}.txt", stamp],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout
-    assert "pip install --quiet --require-hashes -r requirements/dev.txt" in plan
+def test_a_changed_lock_reinstalls_with_every_hash_checked(tmp_path, name):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").touch()
+    stamp = tmp_path / ".requirements-installed"
+    stamp.touch()  # installed after the locks last changed
+
+    def plan(*options: str) -> str:
+        command = ["make", "--dry-run", f"VENV={tmp_path}", *options, str(stamp)]
+        return subprocess.run(
+            command, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+        ).stdout
+
+    install = f"{tmp_path}/bin/python -m pip install --quiet --require-hashes -r requirements/dev.txt"
+    assert install not in plan()
+    assert install in plan(f"--what-if=requirements/{name}.txt")
 
 
 # --- The production stack -------------------------------------------------------------------------
