@@ -30,6 +30,7 @@ from pygments.util import ClassNotFound
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
+from agents_ui.runs.resume import answer_prefix, resume_shape
 from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
@@ -662,7 +663,9 @@ class RunView:
             if original:  # a confirmation tool wrapping the call it asks about: show that call
                 tool, args = original
             info = self._tool_info(tool)
-            edits = self.plan["approvals"].details.can_edit(schema)
+            # What the agent's schema takes: edited arguments or not, a form beside yes or no.
+            shape = resume_shape(schema)
+            edits = self.plan["approvals"].details.can_edit(schema) and shape.edits
             found.append(
                 {
                     "id": interrupt.id,
@@ -678,6 +681,9 @@ class RunView:
                     "side_effect_class": metadata.get("sideEffectClass") or info.get("side_effect_class"),
                     "idempotency": metadata.get("idempotency") or info.get("idempotency"),
                     "schema": pretty_json(schema) if schema else "",
+                    "fields": shape.fields,
+                    "field_prefix": answer_prefix(interrupt.id),
+                    "answer_problem": shape.problem,
                     "expired": _past(interrupt.expires_at),
                 }
             )
