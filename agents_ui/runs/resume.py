@@ -163,7 +163,7 @@ def _build(shape: ResumeShape, choice: Choice, edited: Any, form: Mapping[str, s
     answers, problem = read_form(shape.fields, form) if shape.fields else ({}, "")
     if problem:
         return None, problem
-    payload = {**answers, shape.key: shape.yes if yes else shape.no}
+    payload = {shape.key: shape.yes if yes else shape.no, **answers}
     if choice == "edit":
         payload[EDITS_KEY] = edited
     return payload, ""
