@@ -27,7 +27,7 @@ from django.http import HttpRequest
 from agents_ui.decisions import Plan
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
 from agents_ui.sdk import ExternalAgentClient, a2ui
-from agents_ui.sdk.history import agui_history
+from agents_ui.sdk.agui.thread_messages import agui_history
 from agents_ui.sdk.transcript import Transcript
 
 

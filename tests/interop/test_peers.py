@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pytest
 
 from agents_ui.sdk import ToolCallRecord, Transcript
-from agents_ui.sdk.client_tools import CLIENT_TOOLS
+from agents_ui.sdk.agui.client_tools import CLIENT_TOOLS
 from tests.interop import common
 from tests.interop.capture import EDIT, REJECT, REJECT_PLAIN, STEPS_ANSWER, STEPS_TOOL
 from tests.interop.driver import AgUiThread

@@ -24,7 +24,7 @@ from agents_ui.demo.external.errors import AgentError, invalid, not_found, unsup
 from agents_ui.demo.external.store import STORE, Approval, Artifact, Conversation, StoredFile
 from agents_ui.demo.gate import AnswerBudget
 from agents_ui.demo.replies import deltas, human_size, keywords, paced, topic_of
-from agents_ui.sdk.policy import EXTERNAL_EVENT_TYPES, Done, LegacyText
+from agents_ui.sdk.external.policy import EXTERNAL_EVENT_TYPES, Done, LegacyText
 
 RUNTIME_STANDARD = "runtime-standard-v1"
 MODULES = "modules-v1"

@@ -21,7 +21,7 @@ from typing import Any
 import jsonschema
 from ag_ui.core import Tool
 
-from .schema import validate_against
+from ..schema import validate_against
 
 __all__ = [
     "ASK_USER",

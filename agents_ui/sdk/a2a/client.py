@@ -30,7 +30,7 @@ from a2a.utils import errors as a2a_errors
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH, TransportProtocol
 from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 
-from .errors import (
+from ..errors import (
     AgentError,
     AgentTimeoutError,
     AgentUnreachableError,
@@ -46,7 +46,7 @@ from .errors import (
     UnsupportedMediaTypeError,
     parse_retry_after,
 )
-from .limits import (
+from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
     DEFAULT_MAX_TOTAL_BYTES,
     DEFAULT_RUN_TIME_LIMIT,
@@ -54,7 +54,7 @@ from .limits import (
     exceeds_depth,
     size_label,
 )
-from .transport import (
+from ..transport import (
     BodyOutOfBoundsError,
     make_timeout,
     raise_for_status,

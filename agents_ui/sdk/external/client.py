@@ -12,15 +12,15 @@ import filetype
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from .agui import check_event_depth
-from .errors import (
+from ..agui.client import check_event_depth
+from ..errors import (
     AgentError,
     FileTooLargeError,
     ProtocolError,
     UnsupportedCapabilityError,
     UnsupportedMediaTypeError,
 )
-from .limits import (
+from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
     DEFAULT_MAX_FRAME_BYTES,
     DEFAULT_MAX_TOTAL_BYTES,
@@ -28,6 +28,19 @@ from .limits import (
     MAX_JSON_DEPTH,
     exceeds_depth,
 )
+from ..sse import SseFrame, SseParser
+from ..transport import (
+    BodyOutOfBoundsError,
+    DiscoveryStatus,
+    RunClock,
+    check_content_type,
+    client_for,
+    make_timeout,
+    raise_for_status,
+    read_json,
+    translate_transport_errors,
+)
+from ..version import SDK_VERSION
 from .policy import (
     CHAT_LEGACY_V1,
     EXTERNAL_EVENT_TYPES,
@@ -35,9 +48,9 @@ from .policy import (
     ApprovalDecision,
     ApprovalRequested,
     ApprovalResolved,
-    Artifact,
-    Conversation,
+    ArtifactContent,
     Done,
+    ExternalConversation,
     ExternalEvent,
     FileInfo,
     InteractionRequest,
@@ -49,19 +62,6 @@ from .policy import (
     RunCompleted,
     RunFailed,
 )
-from .sse import SseFrame, SseParser
-from .transport import (
-    BodyOutOfBoundsError,
-    DiscoveryStatus,
-    RunClock,
-    check_content_type,
-    client_for,
-    make_timeout,
-    raise_for_status,
-    read_json,
-    translate_transport_errors,
-)
-from .version import SDK_VERSION
 
 __all__ = [
     "ExternalAgentClient",
@@ -297,9 +297,9 @@ class ExternalAgentClient:
 
     # --- 2.2 conversations and streaming ----------------------------------------------------------
 
-    async def create_conversation(self) -> Conversation:
+    async def create_conversation(self) -> ExternalConversation:
         body = await self._request("POST", "/conversations", "creating a conversation")
-        return _validate(Conversation, body, "creating a conversation")
+        return _validate(ExternalConversation, body, "creating a conversation")
 
     def _stream_profile(self, requested: str | None) -> str:
         if requested:
@@ -433,7 +433,7 @@ class ExternalAgentClient:
         body = await self._request("GET", f"/files/{file_id}", "reading a file")
         return _validate(FileInfo, body, "reading a file")
 
-    async def list_artifacts(self, conversation_id: str) -> list[Artifact]:
+    async def list_artifacts(self, conversation_id: str) -> list[ArtifactContent]:
         what = "listing artifacts"
         body = await self._request("GET", f"/conversations/{conversation_id}/artifacts", what)
         # Accept a bare list and the common {"artifacts": [...]} envelope.
@@ -441,11 +441,11 @@ class ExternalAgentClient:
             body = body["artifacts"]
         if not isinstance(body, list):
             raise ProtocolError(f"{what}: the agent's answer is not a list of artifacts")
-        return [_validate(Artifact, item, what) for item in body]
+        return [_validate(ArtifactContent, item, what) for item in body]
 
-    async def get_artifact(self, artifact_id: str) -> Artifact:
+    async def get_artifact(self, artifact_id: str) -> ArtifactContent:
         body = await self._request("GET", f"/artifacts/{artifact_id}", "reading an artifact")
-        return _validate(Artifact, body, "reading an artifact")
+        return _validate(ArtifactContent, body, "reading an artifact")
 
     async def send_interaction(
         self,

@@ -22,8 +22,8 @@ from ag_ui.core import (
 )
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .errors import AgentError, ProtocolError, RunTooLargeError
-from .limits import (
+from ..errors import AgentError, ProtocolError, RunTooLargeError
+from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
     DEFAULT_MAX_FRAME_BYTES,
     DEFAULT_MAX_TOTAL_BYTES,
@@ -33,8 +33,8 @@ from .limits import (
     json_text_depth,
     safe_link,
 )
-from .sse import SseParser
-from .transport import (
+from ..sse import SseParser
+from ..transport import (
     BodyOutOfBoundsError,
     DiscoveryStatus,
     RunClock,
