@@ -9,7 +9,8 @@ type is ``ag_ui.core``'s own. The contract is docs/PROTOCOLS.md.
 
 from ag_ui.core import AgentCapabilities, Event, Interrupt, ResumeEntry, RunAgentInput
 
-from .agui.client import AgUiAgent, DiscoveryResult, parse_capabilities, parse_event
+from .agui.client import AgUiAgent, parse_capabilities, parse_event
+from .discovery import DiscoveryResult, DiscoveryStatus
 from .errors import (
     AgentError,
     AgentTimeoutError,
@@ -34,7 +35,6 @@ from .errors import (
 )
 from .external.client import (
     ExternalAgentClient,
-    PolicyDiscoveryResult,
     parse_external_frame,
     parse_policy,
     sniff_mime_type,
@@ -115,6 +115,7 @@ __all__ = [
     "ArtifactContent",
     "ArtifactCreated",
     "DiscoveryResult",
+    "DiscoveryStatus",
     "DomainTool",
     "DomainToolOperation",
     "Done",
@@ -144,7 +145,6 @@ __all__ = [
     "Observed",
     "Outcome",
     "PolicyCapabilities",
-    "PolicyDiscoveryResult",
     "PrepareResult",
     "ProtocolError",
     "PublicExternalAgentPolicy",

@@ -9,7 +9,6 @@ import json
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -22,6 +21,7 @@ from ag_ui.core import (
 )
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from ..discovery import DiscoveryResult
 from ..errors import AgentError, ProtocolError, RunTooLargeError
 from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
@@ -36,7 +36,6 @@ from ..limits import (
 from ..sse import SseParser
 from ..transport import (
     BodyOutOfBoundsError,
-    DiscoveryStatus,
     RunClock,
     check_content_type,
     client_for,
@@ -50,7 +49,6 @@ __all__ = [
     "EVENT_ADAPTER",
     "THINKING_TO_REASONING",
     "AgUiAgent",
-    "DiscoveryResult",
     "check_event_depth",
     "normalize_capabilities",
     "parse_capabilities",
@@ -206,24 +204,6 @@ def parse_capabilities(raw: Mapping[str, Any]) -> AgentCapabilities:
         raise ProtocolError(f"the agent's capability declaration is invalid: {problems}") from exc
 
 
-@dataclass(frozen=True, slots=True)
-class DiscoveryResult:
-    """What capability discovery found, keeping the distinctions of docs/PROTOCOLS.md 1.2.
-
-    - ``declared``: ``capabilities`` holds the validated declaration.
-    - ``none``: the agent has no discovery (404, 405, a body that is not an object): unknown.
-    - ``invalid``: an object that fails validation; ``raw`` keeps it, ``error`` says why.
-    - ``unreachable``: the call itself failed (network, timeout, 5xx); ``error`` says how.
-    """
-
-    status: DiscoveryStatus
-    source_url: str
-    capabilities: AgentCapabilities | None = None
-    raw: dict[str, Any] | None = None
-    error: str | None = None
-    error_code: str | None = None
-
-
 class AgUiAgent:
     """An AG-UI 1.0 agent at ``url``. Stateless: every call is one HTTP request.
 
@@ -259,7 +239,7 @@ class AgUiAgent:
     def __repr__(self) -> str:  # no headers: they may hold credentials
         return f"AgUiAgent({self.url!r})"
 
-    async def discover(self) -> DiscoveryResult:
+    async def discover(self) -> DiscoveryResult[AgentCapabilities]:
         """Ask the agent what it currently declares. Never raises for agent-side problems."""
         try:
             return await self._discover()
@@ -275,9 +255,9 @@ class AgUiAgent:
         result = await self._discover()
         if result.status == "invalid":
             raise ProtocolError(result.error)
-        return result.capabilities
+        return result.declaration
 
-    async def _discover(self) -> DiscoveryResult:
+    async def _discover(self) -> DiscoveryResult[AgentCapabilities]:
         url = self.discovery_url
         async with client_for(self._client) as client:
             with translate_transport_errors("capability discovery"):
@@ -303,7 +283,7 @@ class AgUiAgent:
             capabilities = parse_capabilities(body)
         except ProtocolError as exc:
             return DiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
-        return DiscoveryResult("declared", url, capabilities=capabilities, raw=body)
+        return DiscoveryResult("declared", url, declaration=capabilities, raw=body)
 
     async def run(self, input: RunAgentInput, *, notes: list[str] | None = None) -> AsyncIterator[Event]:
         """Start a run and yield its events as they arrive.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import filetype
@@ -13,6 +12,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from ..agui.client import check_event_depth
+from ..discovery import DiscoveryResult
 from ..errors import (
     AgentError,
     FileTooLargeError,
@@ -31,7 +31,6 @@ from ..limits import (
 from ..sse import SseFrame, SseParser
 from ..transport import (
     BodyOutOfBoundsError,
-    DiscoveryStatus,
     RunClock,
     check_content_type,
     client_for,
@@ -65,7 +64,6 @@ from .policy import (
 
 __all__ = [
     "ExternalAgentClient",
-    "PolicyDiscoveryResult",
     "parse_external_frame",
     "parse_policy",
     "sniff_mime_type",
@@ -164,18 +162,6 @@ def sniff_mime_type(content: bytes, declared: str | None = None) -> str:
     return "text/plain"
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyDiscoveryResult:
-    """What ``GET {base}/policy`` found; same statuses as the AG-UI ``DiscoveryResult``."""
-
-    status: DiscoveryStatus
-    source_url: str
-    policy: PublicExternalAgentPolicy | None = None
-    raw: dict[str, Any] | None = None
-    error: str | None = None
-    error_code: str | None = None
-
-
 class ExternalAgentClient:
     """An external agent at ``base_url``. Remembers the last policy and negotiation it read."""
 
@@ -258,25 +244,25 @@ class ExternalAgentClient:
         self.policy = parse_policy(body)
         return self.policy
 
-    async def discover(self) -> PolicyDiscoveryResult:
+    async def discover(self) -> DiscoveryResult[PublicExternalAgentPolicy]:
         """Read the policy for a snapshot; never raises for agent-side problems."""
         url = self.discovery_url
         try:
             body = await self._request("GET", url, "reading the agent's policy")
         except BodyOutOfBoundsError as exc:
-            return PolicyDiscoveryResult("invalid", url, error=exc.message, error_code=exc.code)
+            return DiscoveryResult("invalid", url, error=exc.message, error_code=exc.code)
         except AgentError as exc:
             if exc.status in (404, 405):
-                return PolicyDiscoveryResult("none", url, error=str(exc), error_code=exc.code)
-            return PolicyDiscoveryResult("unreachable", url, error=str(exc), error_code=exc.code)
+                return DiscoveryResult("none", url, error=str(exc), error_code=exc.code)
+            return DiscoveryResult("unreachable", url, error=str(exc), error_code=exc.code)
         if not isinstance(body, dict):
-            return PolicyDiscoveryResult("none", url, error="the policy answer is not a JSON object")
+            return DiscoveryResult("none", url, error="the policy answer is not a JSON object")
         try:
             policy = parse_policy(body)
         except ProtocolError as exc:
-            return PolicyDiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
+            return DiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
         self.policy = policy
-        return PolicyDiscoveryResult("declared", url, policy=policy, raw=body)
+        return DiscoveryResult("declared", url, declaration=policy, raw=body)
 
     async def prepare(
         self,
