@@ -10,10 +10,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["MISSING", "array_index", "get", "join", "remove", "resolve", "tokens", "unescape", "upsert"]
+__all__ = [
+    "MISSING",
+    "array_index",
+    "escape",
+    "get",
+    "join",
+    "remove",
+    "resolve",
+    "tokens",
+    "unescape",
+    "upsert",
+]
 
 # What :func:`get` answers for a path with nothing at it (None is a value a document can hold).
 MISSING: Any = object()
+
+
+def escape(key: str) -> str:
+    """A key as one reference token: ``~`` is ``~0``, ``/`` is ``~1``."""
+    return key.replace("~", "~0").replace("/", "~1")
 
 
 def unescape(token: str) -> str:
@@ -31,7 +47,7 @@ def tokens(path: str) -> list[str]:
 
 def join(parts: Sequence[str]) -> str:
     """Reference tokens back into a pointer, escaped."""
-    return "/" + "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts) if parts else "/"
+    return "/" + "/".join(escape(p) for p in parts) if parts else "/"
 
 
 def array_index(part: str, length: int, *, append: bool = False) -> int | None:

@@ -1,4 +1,4 @@
-"""A2UI v0.9 read from AG-UI activities (agents_ui/sdk/a2ui.py): the four messages, data binding by
+"""A2UI v0.9 read from AG-UI activities (agents_ui/sdk/a2ui/): the four messages, data binding by
 JSON Pointer, the Basic Catalog's functions, a person's action, the catalogue offered to agents,
 and surfaces built with Google's own A2UI agent SDK (`a2ui-agent-sdk`)."""
 

@@ -159,7 +159,7 @@ class _Builder:
                 node.props["more"] = len(keys) - MAX_ITEMS
             prefix = base.rstrip("/")
             for key in keys[:MAX_ITEMS]:
-                item_scope = f"{prefix}/{key.replace('~', '~0').replace('/', '~1')}"
+                item_scope = f"{prefix}/{pointer.escape(key)}"
                 node.children.append(self.build(template, item_scope, depth, inside))
         else:
             node.children = []

@@ -22,7 +22,7 @@ from ag_ui.core import (
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..discovery import DiscoveryResult
-from ..errors import AgentError, ProtocolError, RunTooLargeError
+from ..errors import AgentError, ProtocolError, RunTooLargeError, validation_problems
 from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
     DEFAULT_MAX_FRAME_BYTES,
@@ -94,10 +94,9 @@ def check_event_depth(data: str) -> None:
 
 
 def _shape_error(exc: ValidationError, type_name: str) -> ProtocolError:
-    first = exc.errors(include_url=False)[0]
-    where = ".".join(str(part) for part in first["loc"]) or "(event)"
+    first = validation_problems(exc, limit=1, root="(event)")
     return ProtocolError(
-        f"the agent sent a {type_name} event that does not match AG-UI 1.0: {where}: {first['msg']} "
+        f"the agent sent a {type_name} event that does not match AG-UI 1.0: {first} "
         f"({exc.error_count()} problem(s))"
     )
 
@@ -197,10 +196,7 @@ def parse_capabilities(raw: Mapping[str, Any]) -> AgentCapabilities:
     try:
         return AgentCapabilities.model_validate(normalize_capabilities(raw))
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
-            for err in exc.errors(include_url=False)[:5]
-        )
+        problems = validation_problems(exc)
         raise ProtocolError(f"the agent's capability declaration is invalid: {problems}") from exc
 
 

@@ -19,6 +19,7 @@ from ..errors import (
     ProtocolError,
     UnsupportedCapabilityError,
     UnsupportedMediaTypeError,
+    validation_problems,
 )
 from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
@@ -81,10 +82,7 @@ def _validate[M: BaseModel](model: type[M], body: Any, what: str) -> M:
     try:
         return model.model_validate(body)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
-            for err in exc.errors(include_url=False)[:5]
-        )
+        problems = validation_problems(exc)
         raise ProtocolError(
             f"{what}: the agent's answer is not a valid {model.__name__}: {problems}"
         ) from exc
@@ -123,11 +121,8 @@ def parse_external_frame(frame: SseFrame) -> ExternalEvent | None:
     try:
         event = cls.model_validate_json(frame.data)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(event)"
-        raise ProtocolError(
-            f"the agent sent a {frame.event!r} event that is not valid: {where}: {err['msg']}"
-        ) from exc
+        first = validation_problems(exc, limit=1, root="(event)")
+        raise ProtocolError(f"the agent sent a {frame.event!r} event that is not valid: {first}") from exc
     event.sequence = _sequence(frame.id)
     return event
 
