@@ -1,4 +1,4 @@
-"""A2A agents (Agent2Agent 1.0), through the official `a2a-sdk`: its types, its card parser, its client.
+"""A2A agents (Agent2Agent 1.0), through the official `a2a-sdk`: its types, Agent Card parser, client.
 
 Discovery reads the Agent Card at `{base}/.well-known/agent-card.json` (bounded in size and depth,
 parsed by the SDK) and tells four outcomes apart: a card the client can use, an unreachable card, a
