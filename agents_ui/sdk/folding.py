@@ -22,6 +22,8 @@ from .external.fold import ExternalFold
 from .state import StateKeeper
 from .transcript import (
     ActivityRecord,
+    Artifact,
+    ArtifactPart,
     ReasoningEntry,
     ToolCallRecord,
     Transcript,
@@ -32,6 +34,27 @@ from .transcript import (
 __all__ = ["TranscriptBuilder", "afold", "fold", "fold_thread"]
 
 logger = logging.getLogger(__name__)
+
+MEDIA_KINDS = ("image", "audio")
+# Media artifacts kept per tool result: the parts themselves stay on the result.
+MAX_MEDIA_ARTIFACTS = 20
+
+
+def media_artifact(key: str, part: Any) -> Artifact:
+    """An image or audio part of a tool's result as an artifact: its type, its name, and its link
+    when the agent gave one (inline bytes stay on the result, not copied here)."""
+    source = getattr(part, "source", None)
+    media_type = getattr(source, "mime_type", None) or ""
+    url = getattr(source, "value", "") if getattr(source, "type", None) == "url" else ""
+    metadata = getattr(part, "metadata", None)
+    name = metadata.get("filename") if isinstance(metadata, dict) else None
+    return Artifact(
+        key,
+        name=name if isinstance(name, str) else "",
+        parts=[ArtifactPart("file", media_type=str(media_type)[:128], url=str(url)[:2048])],
+        complete=True,
+        media_type=str(media_type)[:128] or None,
+    )
 
 
 def _said_ids(transcripts: Iterable[Transcript]) -> frozenset[str]:
@@ -160,9 +183,17 @@ class TranscriptBuilder:
         record.has_result = True
         record.result_error = error
 
-    def see_media(self, parts: list[Any]) -> None:
-        if any(getattr(part, "type", None) in ("image", "audio") for part in parts):
-            self.transcript.observed.media = True
+    def see_media(self, parts: list[Any], tool_call_id: str) -> None:
+        """A tool result's images and audio: seen, and each kept as an artifact of the call."""
+        media = [part for part in parts if getattr(part, "type", None) in MEDIA_KINDS]
+        if not media:
+            return
+        t = self.transcript
+        t.observed.media = True
+        for number, part in enumerate(media[:MAX_MEDIA_ARTIFACTS], 1):
+            key = f"{tool_call_id}-media-{number}"
+            if key not in t.artifacts:
+                t.artifacts[key] = media_artifact(key, part)
 
     def activity(self, message_id: str, activity_type: str) -> ActivityRecord:
         t = self.transcript

@@ -260,7 +260,7 @@ class AgUiFold:
         message.set_text(text)
         message.parts = parts
         message.complete = True
-        self.builder.see_media(parts)
+        self.builder.see_media(parts, event.tool_call_id)
 
     # --- state, messages, activity ------------------------------------------------------
 
@@ -313,7 +313,7 @@ class AgUiFold:
                 message.set_text(text)
                 message.parts = parts
                 if role == "tool":
-                    self.builder.see_media(parts)
+                    self.builder.see_media(parts, wire.tool_call_id)
             if role == "assistant" and wire.tool_calls:
                 for call in wire.tool_calls:
                     record = self.transcript.tool_calls.get(call.id)
