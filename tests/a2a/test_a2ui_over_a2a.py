@@ -18,9 +18,9 @@ from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.runs.a2a import a2ui_part, outgoing_message
 from agents_ui.runs.event_log import replay
 from agents_ui.sdk import a2ui
-from agents_ui.sdk.a2a import A2AAgent, pb
-from agents_ui.sdk.a2a_fold import is_a2ui
-from agents_ui.sdk.transcript import fold
+from agents_ui.sdk.a2a.client import A2AAgent, pb
+from agents_ui.sdk.a2a.fold import is_a2ui
+from agents_ui.sdk.folding import fold
 from agents_ui.views.activities import prior_surfaces
 from tests.a2a.test_a2a_runs import finish, turn
 
@@ -155,7 +155,7 @@ def test_a2ui_dataparts_in_messages_status_updates_and_artifacts_become_surfaces
     [surface] = a2ui.read_activity(records["a2ui-ui"].content).surfaces
     assert surface.components["root"]["text"] == "Bye"
     # The artifact is its surface only: not listed again as a data artifact, nor with the answer.
-    assert "ui" not in transcript.task.artifacts and "m2" not in transcript.task.artifacts
+    assert "ui" not in transcript.artifacts and "m2" not in transcript.artifacts
     assert [m.text for m in transcript.messages] == ["Choose"]
     # A later message updates the surface the first one created (as on the AG-UI path).
     before = a2ui.thread_surfaces([records["a2ui-m1"].content], {})

@@ -19,7 +19,7 @@ from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import ToolAnswer
 from agents_ui.runs.live import LIVE
 from agents_ui.sdk import SseParser, fold, parse_event
-from agents_ui.sdk.client_tools import DISMISSED, client_tool, read_answer
+from agents_ui.sdk.agui.client_tools import DISMISSED, client_tool, read_answer
 from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import _turns
 from tests.conftest import CAPTURES

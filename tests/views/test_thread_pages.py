@@ -24,7 +24,7 @@ from agents_ui.models import Conversation, Run
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.live import LIVE
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.sdk.agui import parse_event_object
+from agents_ui.sdk.agui.client import parse_event_object
 from agents_ui.views.run_render import RunView, StreamRenderer, dom_id
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
