@@ -22,6 +22,8 @@ from agents_ui.models import AgentEndpoint, CapabilitySnapshot, Message, Run, Ru
 from agents_ui.runs.live import LIVE
 from tests.factories import make_endpoint, make_user
 from tests.support.fault_agent import SAID_BEFORE, FaultAgentServer
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,11 +67,6 @@ def fresh_cache():
     cache.clear()
 
 
-class HtmxClient(AsyncClient):
-    async def post(self, path, data=None, **extra):
-        return await super().post(path, data, headers={"HX-Request": "true"}, **extra)
-
-
 @pytest.fixture
 async def person():
     user = await sync_to_async(make_user)()
@@ -103,12 +100,6 @@ async def follow(client: AsyncClient, run_id: str, limit: float = 10) -> str:
         return b"".join([chunk async for chunk in response.streaming_content]).decode()
 
     return await asyncio.wait_for(read(), limit)
-
-
-async def settle(limit: float = 10) -> None:
-    async with asyncio.timeout(limit):
-        while LIVE:
-            await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
 
 
 async def assert_next_request_works(client: AsyncClient, fault_agent: FaultAgentServer) -> None:
