@@ -1,6 +1,8 @@
 """Waiting in tests for what the product does in the background, never for a fixed time.
 
 - `settle()`: every live run of this process has ended (its task returned), within a timeout;
+- `until_live(live, condition)`: wait on a live run's change notifications (no polling) until the
+  condition about it holds;
 - `eventually(condition)` / `eventually_sync(condition)`: poll a condition (a plain or async callable)
   every few milliseconds until it holds, and fail with what was awaited once the timeout passes
   (`what`, a text or a function giving one; the condition's source without it).
@@ -13,8 +15,10 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-from agents_ui.runs.live import LIVE
+if TYPE_CHECKING:
+    from agents_ui.runs.live import LiveRun
 
 INTERVAL = 0.01
 TIMEOUT = 10.0
@@ -22,6 +26,8 @@ TIMEOUT = 10.0
 
 async def settle(timeout: float = 20.0) -> None:  # noqa: ASYNC109 (the whole wait's bound)
     """Wait until no run is live in this process: each live run's task has returned."""
+    from agents_ui.runs.live import LIVE  # here: live servers import this module before Django is set up
+
     try:
         async with asyncio.timeout(timeout):
             while LIVE:
@@ -29,6 +35,26 @@ async def settle(timeout: float = 20.0) -> None:  # noqa: ASYNC109 (the whole wa
                 await asyncio.sleep(0)  # a run without its task yet: let it start or leave
     except TimeoutError:
         raise AssertionError(f"runs still live after {timeout}s: {sorted(LIVE)}") from None
+
+
+async def until_live(
+    live: LiveRun,
+    condition: Callable[[], object],
+    *,
+    timeout: float = TIMEOUT,  # noqa: ASYNC109 (the whole wait's bound)
+    what: str | Callable[[], str] | None = None,
+) -> None:
+    """Wait until `condition()` holds, looking again each time the live run changes."""
+    changed = live.subscribe()
+    try:
+        async with asyncio.timeout(timeout):
+            while not condition():
+                await changed.wait()
+                changed.clear()
+    except TimeoutError:
+        raise AssertionError(f"waited {timeout}s for: {_describe(condition, what)}") from None
+    finally:
+        live.unsubscribe(changed)
 
 
 def _describe(condition: Callable[..., object], what: str | Callable[[], str] | None) -> str:
