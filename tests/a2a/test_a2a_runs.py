@@ -19,6 +19,7 @@ from agents_ui.runs.live import start_run, stop_run
 from agents_ui.views.run_render import RunView, render_run
 from tests.factories import make_endpoint, make_user
 from tests.support.a2a_agent import A2ATestAgent
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -178,10 +179,9 @@ async def test_stop_cancels_the_task_at_the_agent(agent):
     await discover_one(endpoint, refresh=True)
     run = await turn(endpoint, "slow")
     live = start_run(run)
-    for _ in range(100):
-        if live.transcript.task and live.transcript.artifacts:
-            break
-        await asyncio.sleep(0.05)
+    await eventually(
+        lambda: live.transcript.task and live.transcript.artifacts, what="the slow task's first artifact"
+    )
     assert await stop_run(run.pk)
     await asyncio.wait_for(live.task, timeout=10)
     stopped = await Run.objects.aget(pk=run.pk)

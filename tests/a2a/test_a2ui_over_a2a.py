@@ -4,8 +4,6 @@ transcript's surfaces, and a person's action sent back as one A2UI DataPart in t
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from asgiref.sync import sync_to_async
 from google.protobuf.json_format import MessageToDict, ParseDict
@@ -23,6 +21,7 @@ from agents_ui.sdk.a2a.fold import is_a2ui
 from agents_ui.sdk.folding import fold
 from agents_ui.views.activities import prior_surfaces
 from tests.a2a.test_a2a_runs import finish, turn
+from tests.support.waiting import eventually
 
 CATALOG = a2ui.BASIC_CATALOG_ID
 
@@ -241,11 +240,11 @@ async def test_the_demo_trip_planner_offers_hotels_and_the_confirm_goes_back_in_
     response = await sync_to_async(client.post)(f"/runs/{first.pk}/a2ui/", form)
     assert response.status_code == 302
     second = await Run.objects.exclude(pk=first.pk).filter(conversation_id=first.conversation_id).aget()
-    for _ in range(100):
-        second = await Run.objects.aget(pk=second.pk)
-        if second.status not in (Run.Status.PENDING, Run.Status.RUNNING):
-            break
-        await asyncio.sleep(0.1)
+    async def second_ended() -> Run | None:
+        run = await Run.objects.aget(pk=second.pk)
+        return run if run.status not in (Run.Status.PENDING, Run.Status.RUNNING) else None
+
+    second = await eventually(second_ended, what="the second turn's run to end")
     done = await sync_to_async(replay)(second)
     assert done.task.task_id == asked.task.task_id and done.task.state == "completed", second.error
     assert [m.text for m in done.messages] == ["Tower Suites in Porto is booked for you."]
