@@ -29,7 +29,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
-from agents_ui.models import AgentEndpoint, Conversation, Run
+from agents_ui.models import Run
 from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
@@ -555,10 +555,7 @@ class RunView:
 
     def _external(self) -> bool:
         """An external agent's run: its calls are its own to finish (never a database query here)."""
-        conversation = self.run.conversation
-        if not Conversation.endpoint.is_cached(conversation):
-            return False
-        return conversation.endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL
+        return self.plan is not None and not self.plan.answers_tool_calls
 
     @property
     def said_anything(self) -> bool:
