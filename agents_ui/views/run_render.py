@@ -1061,7 +1061,7 @@ class StreamRenderer:
                 "approvals",
             ),
             ("extras", (len(t.modules), len(t.grounding), len(t.artifacts), t.outcome is not None), "extras"),
-            ("task", (t.task.revision, t.task.state) if t.task else None, "a2a-task"),
+            ("task", (t.task.revision, t.task.state) if t.task else None, "run-task"),
             (
                 "status",
                 (

@@ -26,7 +26,8 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import Attachment, Conversation, Message, Run
-from agents_ui.runs.live import live_run, start_run
+from agents_ui.runs import turns
+from agents_ui.runs.live import start_run
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest
 
@@ -115,7 +116,7 @@ def continue_from(run: Run, content: str | None) -> Run:
         raise CannotContinue("This answer was already replaced.")
     start = turn_start(run)
     later = conversation.runs.filter(created_at__gte=start.created_at, superseded_at__isnull=True)
-    if any(live_run(r.pk) is not None or not r.is_finished for r in later):
+    if turns.busy(conversation):
         raise CannotContinue("The agent is still answering: stop it first.")
     asked = Message.objects.filter(pk=start.request["message_id"], conversation=conversation).first()
     if asked is None:
@@ -138,7 +139,10 @@ def continue_from(run: Run, content: str | None) -> Run:
                     message=message, name=file.name, mime_type=file.mime_type, size=file.size, data=file.data
                 )
         request = {**start.request, "message_id": message.pk}
-        new_run = Run.objects.create(conversation=conversation, request=request)
+        try:
+            new_run = turns.next_run(conversation, request)
+        except turns.Busy:
+            raise CannotContinue("The agent is still answering: stop it first.") from None
         first = not conversation.runs.filter(
             created_at__lt=start.created_at, superseded_at__isnull=True
         ).exists()

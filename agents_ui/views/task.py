@@ -1,22 +1,16 @@
-"""An A2A run's task as the run templates show it: its state, what it asks, and its artifacts
-(text as sanitised Markdown, files to download, data as a folding tree), each named with its type."""
+"""A run's task as the run templates show it: its state, what it asks, and its artifacts (text as
+sanitised Markdown, files to download by the run's one artifact URL, data as a folding tree), each
+named with its type."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
-from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_GET
 
-from agents_ui.models import AgentEndpoint
-from agents_ui.runs.history import transcript_of
-from agents_ui.sdk.a2a_fold import A2AArtifact, TaskRecord
+from agents_ui.runs.protocols import task_file_id
 from agents_ui.sdk.limits import safe_link
-from agents_ui.views.access import users_run
+from agents_ui.sdk.transcript import TaskRecord
 from agents_ui.views.run_render import markdown_html
 from agents_ui.views.state_tree import state_tree
 
@@ -30,7 +24,7 @@ TONES = {
 }
 
 
-def _part_view(artifact: A2AArtifact, index: int, part: Any) -> dict[str, Any]:
+def _part_view(artifact: Any, index: int, part: Any) -> dict[str, Any]:
     view: dict[str, Any] = {"kind": part.kind, "media_type": part.media_type or _default(part.kind)}
     if part.kind == "text":
         view["html"] = mark_safe(markdown_html(part.text))  # sanitised by nh3
@@ -42,6 +36,7 @@ def _part_view(artifact: A2AArtifact, index: int, part: Any) -> dict[str, Any]:
         view["downloadable"] = part.raw is not None
         view["link"] = safe_link(part.url) if part.url else None
         view["index"] = index
+        view["file_id"] = task_file_id(artifact.artifact_id, index)
     return view
 
 
@@ -50,7 +45,7 @@ def _default(kind: str) -> str:
 
 
 def task_view(task: TaskRecord | None, stopped: bool = False) -> dict[str, Any] | None:
-    """What a2a_task.html shows of a task (None for runs of the other protocols); `stopped`: the run
+    """What the task partial shows of a task (None for a run without one); `stopped`: the run
     was stopped, which canceled a task still at work."""
     if task is None:
         return None
@@ -80,23 +75,3 @@ def task_view(task: TaskRecord | None, stopped: bool = False) -> dict[str, Any] 
         "progress": task.progress[-1] if task.progress and state in ("submitted", "working") else "",
         "artifacts": artifacts,
     }
-
-
-@login_required
-@require_GET
-async def download(request: Any, run_id: Any, artifact_id: str, index: int) -> HttpResponse:
-    """A file an A2A agent sent inline in one of this run's artifacts, handed over as a download."""
-    run = await users_run(request, run_id)
-    if run.conversation.endpoint.protocol != AgentEndpoint.Protocol.A2A:
-        raise Http404("No such file.")
-    transcript = await sync_to_async(transcript_of)(run)
-    artifact = transcript.task.artifacts.get(artifact_id) if transcript.task else None
-    if artifact is None or not 0 <= index < len(artifact.parts) or artifact.parts[index].raw is None:
-        raise Http404("No such file.")
-    part = artifact.parts[index]
-    name = part.filename or f"{artifact.name or artifact.artifact_id}-{index + 1}"
-    # The agent's type is only a label: the browser is told to save it, never to render it.
-    response = HttpResponse(part.raw, content_type="application/octet-stream")
-    response["Content-Disposition"] = content_disposition_header(True, name)
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
