@@ -97,7 +97,6 @@ class ProtocolAdapter:
         return False
 
 
-
 def action_run(run: Run, action: dict[str, Any]) -> Run:
     """An A2UI action as the next run's request, for the protocols that carry one (each reads it
     from `ACTION_KEY` when the run is driven)."""
