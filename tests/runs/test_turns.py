@@ -18,9 +18,7 @@ def thread() -> Conversation:
 
 
 @pytest.mark.parametrize("status", [Run.Status.PENDING, Run.Status.RUNNING])
-def test_a_run_going_on_in_the_database_makes_the_thread_busy_even_when_no_process_drives_it(
-    thread, status
-):
+def test_a_run_going_on_in_the_database_makes_the_thread_busy_even_when_no_process_drives_it(thread, status):
     Run.objects.create(conversation=thread, request={}, status=status)
     assert not LIVE  # driven by another worker, or left by a restart: still busy
     with pytest.raises(turns.Busy):
