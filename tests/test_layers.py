@@ -138,7 +138,7 @@ def test_importing_the_sdk_loads_no_django():
 # (agents_ui/runs/protocols/) and its reader (agents_ui/capabilities/readers/).
 PROTOCOL_NAME = re.compile(r"(?<![a-z0-9])(external|a2a|agui|ag-ui)(?![a-z0-9])|protocol\.", re.IGNORECASE)
 # The presenters, on their way to agents_ui/display/, are checked where they land.
-PRESENTERS = {"run_render.py", "activities.py", "media.py", "state_tree.py"}
+PRESENTERS = {"run_render.py", "activities.py", "media.py", "state_tree.py", "a2a_task.py"}
 # At most one partial per protocol, where one is truly needed: none is, today.
 PROTOCOL_PARTIALS: set[str] = set()
 
