@@ -19,6 +19,7 @@ from agents_ui.decisions import decide as decide_plan
 from agents_ui.models import ApprovalRecord, CapabilitySnapshot, Run
 from agents_ui.runs.inputs import RunRequest, ToolAnswer, agui_input
 from agents_ui.runs.protocols.base import Decided, ProtocolAdapter, Refused, RunContext, action_run
+from agents_ui.runs.resume import decided_payload
 from agents_ui.runs.turns import next_run
 from agents_ui.sdk import validate_against_async
 from agents_ui.sdk.client_tools import CLIENT_TOOLS
@@ -62,7 +63,6 @@ class AgUiAdapter(ProtocolAdapter):
             if interrupt.expires_at and expired(interrupt.expires_at):
                 raise Refused("This request expired: the agent no longer waits for it.")
             if choice == "reject":
-                payload: dict[str, Any] = {"approved": False}
                 decision, edited = ApprovalRecord.Decision.REJECTED, None
             elif choice == "edit" and info.get("editable"):
                 try:
@@ -72,10 +72,13 @@ class AgUiAdapter(ProtocolAdapter):
                 problem = await schema_problem(edited, _edit_schema(interrupt, info))
                 if problem:
                     raise Refused(f"The edited arguments do not fit: {problem}")
-                payload = {"approved": True, "editedArgs": edited}
                 decision = ApprovalRecord.Decision.APPROVED_WITH_EDITS
             else:
-                payload, decision, edited = {"approved": True}, ApprovalRecord.Decision.APPROVED, None
+                decision, edited = ApprovalRecord.Decision.APPROVED, None
+            # Written as the interrupt's responseSchema asks, and checked against it (runs/resume.py).
+            payload, problem = await decided_payload(interrupt, decision, edited, posted)
+            if problem:
+                raise Refused(problem)
             resume.append({"interruptId": interrupt.id, "status": "resolved", "payload": payload})
             records.append(
                 ApprovalRecord(
