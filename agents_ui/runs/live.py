@@ -36,7 +36,8 @@ from agents_ui.runs.protocols import RunContext, adapter_for
 from agents_ui.runs.registry import LIVE, live_run
 from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError
-from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+from agents_ui.sdk.folding import TranscriptBuilder
+from agents_ui.sdk.transcript import Transcript
 
 logger = logging.getLogger(__name__)
 

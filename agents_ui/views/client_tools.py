@@ -22,8 +22,7 @@ from agents_ui.runs import turns
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import ToolAnswer
 from agents_ui.runs.live import start_run
-from agents_ui.runs.protocols import NotFound, adapter_for
-from agents_ui.sdk.client_tools import DISMISSED, client_tool, other_answer, read_answer
+from agents_ui.runs.protocols import DISMISSED, NotFound, adapter_for, client_tool, other_answer, read_answer
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
 from agents_ui.views.run_render import RunView, call_dom

@@ -11,7 +11,7 @@ from django.utils import timezone
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Run
 from agents_ui.runs.protocols import NotFound, Refused, adapter_for, task_file_id
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.sdk import policy as ext
+from agents_ui.sdk.external import policy as ext
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -23,7 +23,12 @@ from agents_ui.runs.protocols.base import (
     Unavailable,
 )
 
+# The product's generic tools a run offers (ask, form, confirm, choose), and how a person's answer
+# to one of them is read: the client-tools view answers them without naming a protocol.
+from agents_ui.sdk.agui.client_tools import DISMISSED, client_tool, other_answer, read_answer
+
 __all__ = [
+    "DISMISSED",
     "ArtifactFile",
     "Decided",
     "NotFound",
@@ -32,6 +37,9 @@ __all__ = [
     "RunContext",
     "Unavailable",
     "adapter_for",
+    "client_tool",
+    "other_answer",
+    "read_answer",
     "task_file_id",
 ]
 

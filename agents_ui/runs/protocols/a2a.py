@@ -38,12 +38,13 @@ class A2AAdapter(ProtocolAdapter):
     async def artifact(self, run: Run, transcript: Transcript, artifact_id: str) -> ArtifactFile:
         """A file the agent sent inline in one of this run's artifacts (`file_id`)."""
         owner, _, place = artifact_id.rpartition("/")
-        artifact = transcript.task.artifacts.get(owner) if transcript.task and place.isdigit() else None
+        artifact = transcript.artifacts.get(owner) if place.isdigit() else None
         index = int(place) if place.isdigit() else -1
-        if artifact is None or not 0 <= index < len(artifact.parts) or artifact.parts[index].raw is None:
+        inline = artifact is not None and not artifact.remote and 0 <= index < len(artifact.parts)
+        if not inline or artifact.parts[index].raw is None:
             raise NotFound("No such file.")
         part = artifact.parts[index]
-        name = part.filename or f"{artifact.name or artifact.artifact_id}-{index + 1}"
+        name = part.filename or f"{artifact.name or artifact.id}-{index + 1}"
         # The agent's type is only a label: the browser is told to save it, never to render it.
         return ArtifactFile(bytes(part.raw), name, "application/octet-stream")
 

@@ -22,7 +22,7 @@ from agents_ui.runs.protocols.base import Decided, ProtocolAdapter, Refused, Run
 from agents_ui.runs.resume import decided_payload
 from agents_ui.runs.turns import next_run
 from agents_ui.sdk import validate_against_async
-from agents_ui.sdk.client_tools import CLIENT_TOOLS
+from agents_ui.sdk.agui.client_tools import CLIENT_TOOLS
 from agents_ui.sdk.transcript import Transcript
 
 

@@ -88,7 +88,7 @@ class ExternalAdapter(ProtocolAdapter):
             else ApprovalRecord.Decision.APPROVED
         )  # fmt: skip
         record = ApprovalRecord(
-            run=run, request_id=approval_id, tool_name=(approval.public_name or "")[:200],
+            run=run, request_id=approval_id, tool_name=(approval.name or "")[:200],
             arguments=approval.input if isinstance(approval.input, dict) else {},
             decision=decision, edited_arguments=edited, decided_by=user, decided_at=timezone.now(),
         )  # fmt: skip
@@ -116,7 +116,8 @@ class ExternalAdapter(ProtocolAdapter):
     async def artifact(self, run: Run, transcript: Transcript, artifact_id: str) -> ArtifactFile:
         endpoint = run.conversation.endpoint
         # Only what this run said it made: an id from elsewhere is not fetched for this person.
-        if not any(a.artifact_id == artifact_id for a in transcript.artifacts):
+        known = transcript.artifacts.get(artifact_id)
+        if known is None or not known.remote:
             raise NotFound("No such artifact.")
         async with agent_client() as client:
             agent = sdk_client(endpoint, client)
