@@ -475,6 +475,31 @@ class UserAbilities:
         return cls(**{attr: perm in granted for perm, attr in PERMISSIONS.items()})
 
 
+@dataclass(frozen=True, slots=True)
+class PlanFact:
+    """Something about the agent a page needs to know, with its reasons, so that no page asks
+    which protocol the agent speaks."""
+
+    name: str
+    value: bool
+    reasons: tuple[Reason, ...]
+
+    def __bool__(self) -> bool:
+        return self.value
+
+
+# Each fact, and what it is when nothing says (the product's own behaviour: it keeps the thread,
+# keeps ratings, sends a surface's action and a tool call's answer in the next run).
+FACT_DEFAULTS: dict[str, bool] = {
+    "keeps-thread": False,
+    "feedback-reaches-agent": False,
+    "surfaces-take-actions": True,
+    "answers-tool-calls": True,
+    "offers-frontend-tools": True,
+}
+FACT_NAMES = tuple(FACT_DEFAULTS)
+
+
 @dataclass(frozen=True)
 class Plan:
     """Every control of the table, in table order, each with its decision, details and reasons."""
@@ -484,6 +509,34 @@ class Plan:
     protocol: Protocol | None = None
     # What the plan was decided from (the explain view shows its shape and raw declaration).
     profile: CapabilityProfile | None = None
+    # What pages need to know about the agent besides its controls (see FACT_NAMES).
+    facts: Mapping[str, PlanFact] = field(default_factory=dict)
+
+    def fact(self, name: str) -> bool:
+        found = self.facts.get(name)
+        return FACT_DEFAULTS[name] if found is None else found.value
+
+    @property
+    def agent_keeps_thread(self) -> bool:
+        """The agent keeps its own copy of the conversation: what is edited or replaced here is
+        not taken back there (it cannot be rewound)."""
+        return self.fact("keeps-thread")
+
+    @property
+    def feedback_reaches_agent(self) -> bool:
+        return self.fact("feedback-reaches-agent")
+
+    @property
+    def surfaces_take_actions(self) -> bool:
+        return self.fact("surfaces-take-actions")
+
+    @property
+    def answers_tool_calls(self) -> bool:
+        return self.fact("answers-tool-calls")
+
+    @property
+    def offers_frontend_tools(self) -> bool:
+        return self.fact("offers-frontend-tools")
 
     def __getitem__(self, name: str) -> ControlDecision:
         # Underscores work too, so a template can write plan.structured_output.
@@ -1378,4 +1431,37 @@ def decide(
     for name in CONTROL_NAMES:
         evidence, details = _CONTROLS[name](src)
         controls[name] = _resolve(name, evidence, details, overrides.get(name), user)
-    return Plan(controls, profile.protocol, profile)
+    return Plan(controls, profile.protocol, profile, _facts(profile, controls))
+
+
+# ------------------------------------------------------------------------------------------------
+# Facts: what the pages read instead of the protocol
+
+_FACT_UNSAID = {
+    "keeps-thread": "Not said: the product keeps the conversation and sends it with each run",
+    "feedback-reaches-agent": "Not said: ratings are kept with the conversation",
+    "surfaces-take-actions": "Not said: a press on an interface is sent with the next run",
+    "answers-tool-calls": "Not said: a tool call left without a result can be answered",
+}
+
+
+def _facts(profile: CapabilityProfile, controls: Mapping[str, ControlDecision]) -> dict[str, PlanFact]:
+    thread = profile.thread
+    read = {
+        "keeps-thread": thread.kept_by_agent,
+        "feedback-reaches-agent": thread.feedback_sent,
+        "surfaces-take-actions": thread.surface_actions,
+        "answers-tool-calls": thread.tool_answers,
+    }
+    facts = {}
+    for name, fact in read.items():
+        if fact.known:
+            facts[name] = PlanFact(name, bool(fact.value), (_reason(fact, fact.value, None),))
+        else:
+            reason = Reason("default", name, None, _FACT_UNSAID[name])
+            facts[name] = PlanFact(name, FACT_DEFAULTS[name], (reason,))
+    # The product's generic tools go with each run unless the agent takes none (the control's rule).
+    tools = controls["frontend-tools"]
+    offer = bool(getattr(tools.details, "offer", True))
+    facts["offers-frontend-tools"] = PlanFact("offers-frontend-tools", offer, tools.reasons)
+    return facts

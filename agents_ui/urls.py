@@ -1,7 +1,6 @@
 from django.urls import path
 
 from agents_ui.views import (
-    a2a_task,
     a2ui_actions,
     approvals,
     artifacts,
@@ -36,7 +35,4 @@ urlpatterns = [
     path("runs/<uuid:run_id>/regenerate/", thread.regenerate, name="run-regenerate"),
     path("runs/<uuid:run_id>/edit/", thread.edit, name="run-edit"),
     path("runs/<uuid:run_id>/artifacts/<path:artifact_id>/", artifacts.download, name="run-artifact"),
-    path(
-        "runs/<uuid:run_id>/a2a-files/<str:artifact_id>/<int:index>/", a2a_task.download, name="run-a2a-file"
-    ),
 ]

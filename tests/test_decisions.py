@@ -1529,3 +1529,40 @@ def test_an_approval_seen_in_a_run_shows_the_workflow() -> None:
 
     assert plan["approvals"].shown
     assert ("observed", "approvals_seen", True) in links(plan, "approvals")
+
+
+# --- Plan facts: what pages read instead of the protocol ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("plan", "keeps", "feedback", "actions", "answers"),
+    [
+        (lambda: decisions.decide(policy={"identity": {"name": "Desk"}}), True, True, False, False),
+        (lambda: decisions.decide(profile=read_card({"name": "Trips"})), True, False, True, False),
+        (lambda: decisions.decide(capabilities=STANDARD), False, False, True, True),
+        (lambda: decisions.decide(capabilities=STRANDS), False, False, True, True),
+        (lambda: decisions.decide(capabilities={}), False, False, True, True),
+        (lambda: decisions.decide(), False, False, True, True),
+    ],
+    ids=["external", "a2a", "agui", "strands", "agui-empty", "nothing"],
+)
+def test_each_plan_fact_follows_from_the_protocol_with_its_reasons(plan, keeps, feedback, actions, answers):
+    decided = plan()
+    assert decided.agent_keeps_thread is keeps
+    assert decided.feedback_reaches_agent is feedback
+    assert decided.surfaces_take_actions is actions
+    assert decided.answers_tool_calls is answers
+    assert set(decided.facts) == set(decisions.FACT_NAMES)
+    assert all(fact.reasons and fact.reasons[0].text for fact in decided.facts.values())
+
+
+def test_an_a2a_agent_keeps_the_thread_under_its_context_id():
+    fact = decisions.decide(profile=read_card({"name": "Trips"})).facts["keeps-thread"]
+    assert fact.value and fact.reasons[0].field == "Message.contextId"
+    assert "cannot be taken back" in fact.reasons[0].text
+
+
+def test_frontend_tools_are_offered_as_the_control_decides():
+    assert not decisions.decide(capabilities={"tools": {"clientProvided": False}}).offers_frontend_tools
+    assert decisions.decide(capabilities={"tools": {"clientProvided": True}}).offers_frontend_tools
+    assert not decisions.decide(policy={"identity": {"name": "Desk"}}).offers_frontend_tools

@@ -134,6 +134,51 @@ def test_importing_the_sdk_loads_no_django():
     assert result.stdout.strip() == "[]"
 
 
+# Views and templates read the plan, never the protocol: what differs per protocol is in its adapter
+# (agents_ui/runs/protocols/) and its reader (agents_ui/capabilities/readers/).
+PROTOCOL_NAME = re.compile(r"(?<![a-z0-9])(external|a2a|agui|ag-ui)(?![a-z0-9])|protocol\.", re.IGNORECASE)
+# The presenters, on their way to agents_ui/display/, are checked where they land.
+PRESENTERS = {"run_render.py", "activities.py", "media.py", "state_tree.py", "a2a_task.py"}
+# At most one partial per protocol, where one is truly needed: none is, today.
+PROTOCOL_PARTIALS: set[str] = set()
+
+
+def protocol_names(path: Path) -> list[str]:
+    return [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if PROTOCOL_NAME.search(line)
+    ]
+
+
+def test_the_protocol_check_finds_a_protocol_name():
+    assert PROTOCOL_NAME.search('{% if plan.protocol == "external" %}')
+    assert PROTOCOL_NAME.search("if endpoint.protocol == AgentEndpoint.Protocol.A2A:")
+    assert PROTOCOL_NAME.search("from agents_ui.sdk.a2a_fold import TaskRecord")
+    assert not PROTOCOL_NAME.search("{% if plan.agent_keeps_thread %} a2ui-surface")
+
+
+def test_no_view_module_names_a_protocol():
+    found = [
+        hit
+        for path in sorted((PACKAGE / "views").glob("*.py"))
+        if path.name not in PRESENTERS
+        for hit in protocol_names(path)
+    ]
+    assert found == []
+
+
+def test_no_template_names_a_protocol_but_its_own_partial():
+    templates = ROOT / "templates"
+    found = [
+        hit
+        for path in sorted(templates.rglob("*.html"))
+        if str(path.relative_to(templates)) not in PROTOCOL_PARTIALS
+        for hit in protocol_names(path)
+    ]
+    assert found == []
+
+
 def test_the_sdk_names_no_template():
     """Which template draws a record is the product's choice (agents_ui/display/): the SDK names none."""
     template_path = re.compile(r"\.(?:html|jinja2?)\b|\btemplates/")

@@ -243,6 +243,22 @@ class Negotiation:
     grounding: Fact[bool] = UNSAID
 
 
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """What the protocol does with a conversation: who keeps its history, and what the person's
+    answers can carry back to the agent. No declaration says these; each follows from the protocol."""
+
+    kept_by_agent: Fact[bool] = UNSAID  # the agent keeps its own history (it cannot be rewound)
+    feedback_sent: Fact[bool] = UNSAID  # a rating of an answer can be sent to the agent
+    surface_actions: Fact[bool] = UNSAID  # a press on a generated interface goes back to the agent
+    tool_answers: Fact[bool] = UNSAID  # a tool call the agent left can be answered by the client
+
+
+def follows(source: str, path: str, value: bool, note: str) -> Fact[bool]:
+    """A fact the protocol itself sets, not any field of the declaration."""
+    return Fact(value, (Provenance(source, path, None, Kind.INFERRED, note),))
+
+
 RUNS = "runs"
 NOTHING_SEEN = Observations()
 
@@ -317,6 +333,7 @@ class CapabilityProfile:
     host_context: HostContext = HostContext()
     negotiation: Negotiation = Negotiation()
     seen: Seen = Seen()
+    thread: Thread = Thread()
     # A2A: the skills the card names, and the credentials its security schemes require.
     skills: Fact[tuple[SkillInfo, ...]] = UNSAID
     credentials: Fact[tuple[CredentialInfo, ...]] = UNSAID

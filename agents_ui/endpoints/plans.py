@@ -10,16 +10,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ag_ui.core import Tool
-
 from agents_ui.capabilities import read_card
 from agents_ui.decisions import Observations, Plan, UserAbilities, decide
 from agents_ui.endpoints.discovery import Discovery, discover_one
 from agents_ui.endpoints.memo import Memo
 from agents_ui.endpoints.negotiation import prepared_for
-from agents_ui.models import AgentEndpoint, CapabilitySnapshot
+from agents_ui.models import AgentEndpoint
 from agents_ui.sdk import PrepareResult
-from agents_ui.sdk.agui.client_tools import CLIENT_TOOLS
 from agents_ui.sdk.transcript import Observed
 
 
@@ -120,25 +117,3 @@ def remembered(
     before = dict(observed or {})
     after = {**before, **(Observations.from_json(before) | Observations.of(shown, subagents)).to_json()}
     return after if after != before else None
-
-
-def offers_client_tools(declaration: Any) -> bool:
-    """Whether an AG-UI agent's runs are offered the product's generic UI tools (ask, form, confirm,
-    choose): unless its declaration says it takes no client-provided tools (``tools.clientProvided:
-    false``). An agent that does not say may well call them, as AG-UI's own examples do."""
-    tools = declaration.get("tools") if isinstance(declaration, dict) else None
-    return not (isinstance(tools, dict) and tools.get("clientProvided") is False)
-
-
-async def offered_client_tools(endpoint: AgentEndpoint) -> list[Tool]:
-    """The tools a run of this agent offers in ``RunAgentInput.tools``, read from its last stored
-    declaration: a run never waits for the agent to be discovered again."""
-    if endpoint.protocol != AgentEndpoint.Protocol.AGUI:
-        return []
-    declaration = await (
-        CapabilitySnapshot.objects.filter(endpoint=endpoint, status=CapabilitySnapshot.Status.DECLARED)
-        .order_by("-last_seen_at")
-        .values_list("payload", flat=True)
-        .afirst()
-    )
-    return list(CLIENT_TOOLS) if offers_client_tools(declaration) else []

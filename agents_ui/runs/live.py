@@ -22,8 +22,6 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-from ag_ui import core as ag
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils import timezone
@@ -31,21 +29,18 @@ from django.utils import timezone
 from agents_ui.decisions import Plan
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
-from agents_ui.endpoints.plans import offered_client_tools, remembered
+from agents_ui.endpoints.plans import remembered
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
-from agents_ui.runs.a2a import a2a_events
 from agents_ui.runs.event_log import event_record, stored_events
-from agents_ui.runs.inputs import ToolAnswer, agui_input, external_events
+from agents_ui.runs.protocols import RunContext, adapter_for
+from agents_ui.runs.registry import LIVE, live_run
 from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
-from agents_ui.sdk import AgentError, ExternalAgentClient
-from agents_ui.sdk.a2a.client import A2AAgent
+from agents_ui.sdk import AgentError
 from agents_ui.sdk.folding import TranscriptBuilder
 from agents_ui.sdk.transcript import Transcript
 
 logger = logging.getLogger(__name__)
 
-# An external agent's stream waits while a person decides an approval: allow it that long.
-APPROVAL_WAIT_SECONDS = 900.0
 STOPPED = "Stopped. The answer so far is kept."
 # A run stopped by a change of course: the next run carries the correction.
 CHANGED_COURSE = "Stopped to change course. The answer so far is kept; the next turn carries the change."
@@ -229,13 +224,6 @@ class Connection:
         )
 
 
-LIVE: dict[str, LiveRun] = {}
-
-
-def live_run(run_id: uuid.UUID | str) -> LiveRun | None:
-    return LIVE.get(str(run_id))
-
-
 def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
     """Drive a pending run in the background of the current event loop (the server's), read as
     `plan` says (without one: a stream, not resumed, the last state sent back)."""
@@ -286,29 +274,12 @@ async def _drive(run: Run, live: LiveRun) -> None:
             live.builder = TranscriptBuilder(live.transcript, earlier=[t for _, t in earlier])
             live.earlier_runs = [r for r, _ in earlier]
             live.notify()  # followers learn the earlier runs
-            if isinstance(agent, A2AAgent):
-                events = a2a_events(
-                    agent,
-                    run,
-                    [t for _, t in earlier],
-                    stream=live.connection.stream,
-                    offer_a2ui=live.connection.offer_a2ui,
-                )
-            elif isinstance(agent, ExternalAgentClient):
-                agent.timeout = httpx.Timeout(
-                    max(endpoint.read_timeout, APPROVAL_WAIT_SECONDS), connect=endpoint.connect_timeout
-                )
-                events = await external_events(agent, run)
-            else:
-                how = live.connection
-                run_input = await sync_to_async(agui_input)(
-                    run, earlier, send_state=how.send_state, offer_a2ui=how.offer_a2ui
-                )
-                tools = await offered_client_tools(endpoint)
-                events = agent.run_frames(
-                    run_input.model_copy(update={"tools": tools}), stream=how.stream, resume=how.resume
-                )
-                apply_answers(live, run)
+            how = live.connection
+            context = RunContext(
+                earlier, stream=how.stream, resume=how.resume, send_state=how.send_state,
+                offer_a2ui=how.offer_a2ui,
+            )  # fmt: skip
+            events = adapter_for(endpoint).events(agent, run, context)
             async with aclosing(events):
                 async for item in events:
                     event, raw = item if isinstance(item, tuple) else (item, None)
@@ -342,18 +313,6 @@ async def _drive(run: Run, live: LiveRun) -> None:
         live.done = True
         live.notify()
         LIVE.pop(live.run_id, None)
-
-
-def apply_answers(live: LiveRun, run: Run) -> None:
-    """The person's answers this run carries, as results in its transcript and log: agents do not
-    echo a client tool's result, and the call's card shows the answer live and after a reload."""
-    for data in (run.request or {}).get("answers") or ():
-        answer = ToolAnswer.from_json(data)
-        live.apply(
-            ag.ToolCallResultEvent(
-                message_id=answer.id, tool_call_id=answer.tool_call_id, content=answer.content, role="tool"
-            )
-        )
 
 
 async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:

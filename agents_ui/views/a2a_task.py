@@ -6,18 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
-from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_GET
 
-from agents_ui.models import AgentEndpoint
-from agents_ui.runs.history import transcript_of
+from agents_ui.runs.protocols import task_file_id
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Artifact, TaskStatus
-from agents_ui.views.access import users_run
 from agents_ui.views.run_render import markdown_html
 from agents_ui.views.state_tree import state_tree
 
@@ -53,6 +46,7 @@ def _part_view(artifact: Artifact, index: int, part: Any) -> dict[str, Any]:
         view["downloadable"] = part.raw is not None
         view["link"] = safe_link(part.url) if part.url else None
         view["index"] = index
+        view["file_id"] = task_file_id(artifact.id, index)
     return view
 
 
@@ -96,24 +90,3 @@ def task_view(
         "progress": task.progress[-1] if task.progress and state in ("submitted", "working") else "",
         "artifacts": shown,
     }
-
-
-@login_required
-@require_GET
-async def download(request: Any, run_id: Any, artifact_id: str, index: int) -> HttpResponse:
-    """A file an A2A agent sent inline in one of this run's artifacts, handed over as a download."""
-    run = await users_run(request, run_id)
-    if run.conversation.endpoint.protocol != AgentEndpoint.Protocol.A2A:
-        raise Http404("No such file.")
-    transcript = await sync_to_async(transcript_of)(run)
-    artifact = transcript.artifacts.get(artifact_id)
-    inline = artifact is not None and not artifact.remote and 0 <= index < len(artifact.parts)
-    if not inline or artifact.parts[index].raw is None:
-        raise Http404("No such file.")
-    part = artifact.parts[index]
-    name = part.filename or f"{artifact.name or artifact.id}-{index + 1}"
-    # The agent's type is only a label: the browser is told to save it, never to render it.
-    response = HttpResponse(part.raw, content_type="application/octet-stream")
-    response["Content-Disposition"] = content_disposition_header(True, name)
-    response["X-Content-Type-Options"] = "nosniff"
-    return response

@@ -1,7 +1,7 @@
 """A person's action on an A2UI surface: a button press posts the surface's form; the action goes to
-the agent in a new run of the thread, as AG-UI's A2UI middleware expects it
-(`forwardedProps.a2uiAction.userAction`), or to an A2A agent as A2UI's A2A extension says (a message
-of one A2UI DataPart, runs/a2a.py; docs/PROTOCOLS.md), and the conversation goes on."""
+the agent in a new run of the thread, in the form its protocol takes (agents_ui.runs.protocols;
+docs/PROTOCOLS.md), and the conversation goes on. Where the protocol takes none
+(`Plan.surfaces_take_actions`), the surface is shown without its buttons and a post is refused."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -17,13 +16,14 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
-from agents_ui.models import AgentEndpoint, Run
+from agents_ui.models import Run
+from agents_ui.runs import turns
 from agents_ui.runs.history import thread_runs, transcript_of
-from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import start_run
+from agents_ui.runs.protocols import NotFound, adapter_for
 from agents_ui.sdk import a2ui
 from agents_ui.views.access import users_run
-from agents_ui.views.activities import ACTION_KEY, dom_of, prior_surfaces, refused_by_plan, surfaces_before
+from agents_ui.views.activities import dom_of, prior_surfaces, refused_by_plan, surfaces_before
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView
 
@@ -41,8 +41,6 @@ def _note(request: HtmxHttpRequest, run: Run, target_id: str, problems: list[str
 async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     """A person pressed a button of a surface: the action goes to the agent in a new run."""
     run = await users_run(request, run_id)
-    if run.conversation.endpoint.protocol not in (AgentEndpoint.Protocol.AGUI, AgentEndpoint.Protocol.A2A):
-        raise Http404("No such interface.")
     transcript = await sync_to_async(transcript_of)(run)
     record = transcript.activities.get(request.POST.get("activity") or "")
     if record is None or record.activity_type != a2ui.ACTIVITY_TYPE:
@@ -55,6 +53,8 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
         raise Http404("No such surface.")
     inputs = await plan_inputs(run.conversation.endpoint, await user_abilities(await request.auser()))
     plan = inputs.plan()
+    if not plan.surfaces_take_actions:
+        raise Http404("No such interface.")
     dom = dom_of(run.pk, record.message_id)
     errors_id = f"{dom}-errors"
     if refused_by_plan(plan):
@@ -74,7 +74,10 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
         "values": submission.values,
         "label": label,
     }
-    new_run = await sync_to_async(_action_run, thread_sensitive=True)(run, action)
+    try:
+        new_run = await sync_to_async(_action_run, thread_sensitive=True)(run, action)
+    except NotFound as missing:
+        raise Http404(str(missing)) from None
     if new_run is None:
         return _note(request, run, errors_id, ["The agent is still answering: press again once it is done."])
     start_run(new_run, plan)
@@ -89,14 +92,10 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
 
 def _action_run(run: Run, action: dict[str, Any]) -> Run | None:
     """The run that takes the action to the agent; None while another run of the thread is going."""
-    with transaction.atomic():
-        busy = run.conversation.runs.filter(status__in=(Run.Status.PENDING, Run.Status.RUNNING)).exists()
-        if busy:
-            return None
-        request = {**RunRequest(kind="a2ui-action").as_json(), ACTION_KEY: action}
-        new_run = Run.objects.create(conversation=run.conversation, request=request)
-    new_run.conversation = run.conversation
-    return new_run
+    try:
+        return adapter_for(run.conversation.endpoint).act(run, action)
+    except turns.Busy:
+        return None
 
 
 def _button_text(surface: a2ui.Surface, component_id: str) -> str:

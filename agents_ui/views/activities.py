@@ -102,9 +102,9 @@ def _a2ui_view(rv: Any, record: ActivityRecord, dom: str) -> dict[str, Any]:
         record.content, surfaces_before(prior, transcript, record) if transcript is not None else prior
     )
     sent = rv.a2ui_sent.get(record.message_id, {}) if hasattr(rv, "a2ui_sent") else {}
-    # An external agent's protocol carries no action back: its surfaces are shown, not used.
-    external = getattr(rv, "_external", None)
-    readonly = bool(external()) if callable(external) else False
+    # Where the agent's protocol carries no action back, its surfaces are shown, not used.
+    plan = getattr(rv, "plan", None)
+    readonly = plan is not None and not plan.surfaces_take_actions
     surfaces = []
     for index, surface in enumerate(activity.surfaces):
         action = sent.get(surface.id)

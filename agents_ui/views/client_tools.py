@@ -17,11 +17,12 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
-from agents_ui.models import AgentEndpoint, Run
+from agents_ui.models import Run
+from agents_ui.runs import turns
 from agents_ui.runs.history import transcript_of
-from agents_ui.runs.inputs import RunRequest, ToolAnswer
+from agents_ui.runs.inputs import ToolAnswer
 from agents_ui.runs.live import start_run
-from agents_ui.sdk.agui.client_tools import DISMISSED, client_tool, other_answer, read_answer
+from agents_ui.runs.protocols import DISMISSED, NotFound, adapter_for, client_tool, other_answer, read_answer
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
 from agents_ui.views.run_render import RunView, call_dom
@@ -49,11 +50,13 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     call_id = request.POST.get("call") or ""
     transcript = await sync_to_async(transcript_of)(run)
     call = transcript.tool_calls.get(call_id)
-    if call is None or run.conversation.endpoint.protocol != AgentEndpoint.Protocol.AGUI:
+    if call is None:
         raise Http404("No such tool call.")
     errors_id = f"{call_dom(run.pk, call_id)}-errors"
     inputs = await plan_inputs(run.conversation.endpoint, await user_abilities(await request.auser()))
     plan = inputs.plan()
+    if not plan.answers_tool_calls:
+        raise Http404("No such tool call.")
     # The calls the run left for the client, and, of those, the ones without a kept answer yet.
     asked = RunView(run, transcript, plan)
     awaiting = [c.id for c in transcript.tool_calls.values() if asked.call_view(c)["awaiting"]]
@@ -119,8 +122,12 @@ def _answer_run(
     """The run that takes the answers to the agent once every call awaiting one has it (None until
     then: the answer is kept on the asking run); refused once the thread has gone on."""
     with transaction.atomic():
-        if run.conversation.runs.filter(created_at__gt=run.created_at).exists():
-            raise _Refused("The conversation went on: this call can no longer be answered.")
+        try:
+            turns.check(run.conversation, after=run)
+        except turns.MovedOn:
+            raise _Refused("The conversation went on: this call can no longer be answered.") from None
+        except turns.Busy:
+            raise _Refused("The agent is still answering: answer once it is done.") from None
         asking = Run.objects.select_for_update().get(pk=run.pk)
         kept = list((asking.request or {}).get(KEPT) or ())
         if any(a.get("toolCallId") == stored.tool_call_id for a in kept):
@@ -133,8 +140,8 @@ def _answer_run(
             run.request = asking.request
             return None, kept_answers(asking)
         answers = tuple(ToolAnswer.from_json(a).as_json() for a in kept if a.get("toolCallId") in awaiting)
-        new_run = Run.objects.create(
-            conversation=run.conversation, request=RunRequest(kind="answer", answers=answers).as_json()
-        )
-    new_run.conversation = run.conversation
+        try:
+            new_run = adapter_for(run.conversation.endpoint).answer_tools(run, answers)
+        except NotFound:
+            raise _Refused("This call is not waiting for an answer.") from None
     return new_run, {a["toolCallId"]: a for a in answers}

@@ -18,6 +18,7 @@ from django_htmx.http import push_url, reswap, retarget
 from agents_ui.decisions import Plan
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
+from agents_ui.runs import turns
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import RunRequest, host_context
 from agents_ui.runs.live import CHANGED_COURSE, live_run, start_run, stop_run
@@ -209,7 +210,7 @@ def _mime_matches(mime_type: str, pattern: str) -> bool:
 
 async def _change_course(conversation: Conversation) -> None:
     """Stop what the conversation is running, keeping what it said, so that the correction goes as
-    the next run on the same thread with the whole history: AG-UI takes no input during a run."""
+    the next run on the same thread, which runs.turns makes only once no run of it is going."""
     async for run in Run.objects.filter(
         conversation=conversation, status__in=[Run.Status.PENDING, Run.Status.RUNNING]
     ):
@@ -270,9 +271,12 @@ def _save_turn(
                 host_context=host_context(request, plan, endpoint, conversation),
                 intervention=fields["intervention"],
             )
-            run = Run.objects.create(
-                conversation=conversation, request=run_request.as_json(), client_token=token
-            )
+            try:
+                run = turns.next_run(conversation, run_request.as_json(), client_token=token)
+            except turns.Busy:
+                raise ComposerError(
+                    "The agent is still answering: wait for its answer, or stop it first."
+                ) from None
             Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     except IntegrityError:
         earlier = _sent_before(user, token) if token else None

@@ -1,4 +1,5 @@
-"""Feedback: a person rates an answer; an external agent is told."""
+"""Feedback: a person rates an answer; where the agent takes ratings (`Plan.feedback_reaches_agent`),
+its adapter tells it."""
 
 from __future__ import annotations
 
@@ -8,10 +9,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_POST
 
-from agents_ui.endpoints import errors
-from agents_ui.endpoints.clients import agent_client, sdk_client
-from agents_ui.models import AgentEndpoint, Feedback, Message, Run
-from agents_ui.sdk import AgentError
+from agents_ui.models import Feedback, Message, Run
+from agents_ui.runs.protocols import Unavailable, adapter_for
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
 from agents_ui.views.run_render import dom_id
@@ -35,14 +34,11 @@ async def feedback(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     )
     endpoint = run.conversation.endpoint
     note = "Thanks: marked helpful." if value == "up" else "Thanks: marked not helpful."
-    if endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL and run.conversation.remote_id:
-        async with agent_client() as client:
-            agent = sdk_client(endpoint, client)
-            try:
-                await agent.send_interaction(run.conversation.remote_id, remote_id, value)
-                await Feedback.objects.filter(pk=record.pk).aupdate(sent_to_agent=True)
-            except AgentError as exc:
-                note = f"Saved here; the agent did not take it: {errors.describe(exc)}"
+    try:
+        if await adapter_for(endpoint).send_feedback(run, remote_id, value):
+            await Feedback.objects.filter(pk=record.pk).aupdate(sent_to_agent=True)
+    except Unavailable as problem:
+        note = f"Saved here; the agent did not take it: {problem}"
     return _answer(request, run, note, rated=(remote_id, value))
 
 

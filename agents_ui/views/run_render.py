@@ -29,7 +29,7 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
-from agents_ui.models import AgentEndpoint, Conversation, Run
+from agents_ui.models import Run
 from agents_ui.runs.resume import answer_prefix, resume_shape
 from agents_ui.sdk.agui.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
@@ -567,10 +567,7 @@ class RunView:
 
     def _external(self) -> bool:
         """An external agent's run: its calls are its own to finish (never a database query here)."""
-        conversation = self.run.conversation
-        if not Conversation.endpoint.is_cached(conversation):
-            return False
-        return conversation.endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL
+        return self.plan is not None and not self.plan.answers_tool_calls
 
     @property
     def said_anything(self) -> bool:
@@ -1082,7 +1079,7 @@ class StreamRenderer:
                 "approvals",
             ),
             ("extras", (len(t.modules), len(t.grounding), len(t.artifacts), t.outcome is not None), "extras"),
-            ("task", (t.task.revision, t.task.state) if t.task else None, "a2a-task"),
+            ("task", (t.task.revision, t.task.state) if t.task else None, "run-task"),
             (
                 "status",
                 (

@@ -2,11 +2,11 @@
 and send it again. Either way the thread continues from there: what came after is superseded
 (kept in the database, no longer shown, no longer sent to the agent).
 
-An AG-UI agent is sent the thread's whole history with every run, so it continues from exactly what
-is shown. An external agent keeps its own history under its conversation id and its protocol
-(docs/PROTOCOLS.md, 2.2) has no way to take a message back: going back to the first message starts
-a new conversation with it (nothing before is lost), and going back to a later one leaves its own
-history as it was, which the page says."""
+An agent the product sends the thread's whole history with every run continues from exactly what
+is shown. An agent that keeps its own history (the plan's `agent_keeps_thread`: under its
+conversation or context id) has no way to take a message back: going back to the first message
+starts a new conversation with it (nothing before is lost), and going back to a later one leaves its
+own history as it was, which the page says."""
 
 from __future__ import annotations
 
@@ -24,8 +24,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
-from agents_ui.runs.live import live_run, start_run
+from agents_ui.endpoints.plans import plan_inputs, user_abilities
+from agents_ui.models import Attachment, Conversation, Message, Run
+from agents_ui.runs import turns
+from agents_ui.runs.live import start_run
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest
 
@@ -65,7 +67,9 @@ async def _continue(request: HtmxHttpRequest, run: Run, content: str | None) -> 
         return _to(request, page)
     new_run.conversation = run.conversation
     start_run(new_run)
-    if run.conversation.endpoint.protocol == AgentEndpoint.Protocol.EXTERNAL:
+    endpoint = run.conversation.endpoint
+    plan = (await plan_inputs(endpoint, await user_abilities(await request.auser()), negotiate=False)).plan()
+    if plan.agent_keeps_thread:
         name = run.conversation.endpoint.name
         if new_run.conversation.remote_id:
             messages.info(
@@ -112,7 +116,7 @@ def continue_from(run: Run, content: str | None) -> Run:
         raise CannotContinue("This answer was already replaced.")
     start = turn_start(run)
     later = conversation.runs.filter(created_at__gte=start.created_at, superseded_at__isnull=True)
-    if any(live_run(r.pk) is not None or not r.is_finished for r in later):
+    if turns.busy(conversation):
         raise CannotContinue("The agent is still answering: stop it first.")
     asked = Message.objects.filter(pk=start.request["message_id"], conversation=conversation).first()
     if asked is None:
@@ -135,12 +139,15 @@ def continue_from(run: Run, content: str | None) -> Run:
                     message=message, name=file.name, mime_type=file.mime_type, size=file.size, data=file.data
                 )
         request = {**start.request, "message_id": message.pk}
-        new_run = Run.objects.create(conversation=conversation, request=request)
+        try:
+            new_run = turns.next_run(conversation, request)
+        except turns.Busy:
+            raise CannotContinue("The agent is still answering: stop it first.") from None
         first = not conversation.runs.filter(
             created_at__lt=start.created_at, superseded_at__isnull=True
         ).exists()
         if first and conversation.remote_id:
-            # An external agent's own history cannot be cut: from the first message, a new one starts.
+            # An agent's own history cannot be cut: from the first message, a new one starts.
             Conversation.objects.filter(pk=conversation.pk).update(remote_id="")
             conversation.remote_id = ""
         conversation.__class__.objects.filter(pk=conversation.pk).update(updated_at=now)

@@ -222,10 +222,15 @@ async def test_a_file_artifact_downloads_and_a_sent_file_reaches_the_agent(agent
     assert agent.executor.received[-1].parts[1].filename == "list.csv"
     user = await sync_to_async(lambda: run.conversation.user)()
     await sync_to_async(client.force_login)(user)
-    response = await sync_to_async(client.get)(f"/runs/{run.pk}/a2a-files/files/0/")
+    response = await sync_to_async(client.get)(f"/runs/{run.pk}/artifacts/files/0/")
     assert response.status_code == 200 and response.content == b"id,name\n1,echo\n"
     assert response["Content-Type"] == "application/octet-stream"
     assert 'filename="echo.csv"' in response["Content-Disposition"]
+    # The same headers as every artifact: saved, never sniffed, sandboxed if opened.
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Content-Security-Policy"] == "sandbox; default-src 'none'"
+    missing = await sync_to_async(client.get)(f"/runs/{run.pk}/artifacts/files/9/")
+    assert missing.status_code == 404
 
 
 async def test_the_demo_trip_planner_asks_then_streams_an_itinerary_and_a_budget(live_url):

@@ -227,3 +227,19 @@ def test_going_back_with_an_external_agent_says_what_it_remembers(page: Page, de
     user_messages.last.get_by_role("button", name="Send again").click()
     expect(page.get_by_text("still remembers what was replaced here")).to_be_visible(timeout=TIMEOUT)
     wait_run(page)
+
+
+def test_going_back_with_an_a2a_agent_says_it_remembers_too(page: Page, demo: str, signed_in, settings):
+    # An A2A agent keeps the conversation under its context id: it cannot be rewound either.
+    settings.AGENTS_UI_DEMO_PACING = 0.0
+    signed_in()
+    open_agent(page, demo, "trip-planner")
+    send(page, "Plan a trip")
+    wait_run(page)
+    send(page, "Lisbon")  # the task's answer: it completes, nothing is left waiting at the agent
+    expect(last_run(page).locator("[data-artifact=itinerary] h1")).to_be_visible(timeout=TIMEOUT)
+    wait_run(page)
+    expect(last_run(page).locator("[data-run-actions]")).to_contain_text("cannot be rewound")
+    user_messages = page.locator("#transcript .msg-user")
+    user_messages.last.locator(".msg-edit > summary").click()
+    expect(user_messages.last.locator("[data-agent-history=kept]")).to_contain_text("still remembers")

@@ -409,7 +409,10 @@ def test_building_and_failed_lifecycles_are_said():
 
 
 def test_an_external_agents_surface_is_shown_with_its_buttons_off():
-    rv = SimpleNamespace(run=RUN, plan=decide(), a2ui_sent={}, _external=lambda: True)
+    # The plan of an external agent: its protocol carries no action back.
+    plan = decide(policy={"identity": {"name": "Desk"}, "outputModuleTypes": ["a2ui"]})
+    assert not plan.surfaces_take_actions
+    rv = SimpleNamespace(run=RUN, plan=plan, a2ui_sent={})
     record = ActivityRecord(
         "module-3",
         a2ui.ACTIVITY_TYPE,

@@ -10,11 +10,13 @@ from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.template.loader import render_to_string
 
+from agents_ui.capabilities import read_agui
 from agents_ui.decisions import UserAbilities, decide
-from agents_ui.endpoints.plans import offered_client_tools, offers_client_tools, plan_inputs, user_abilities
+from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import ToolAnswer
+from agents_ui.runs.protocols.agui import offered_client_tools
 from agents_ui.sdk import SseParser, fold, parse_event
 from agents_ui.sdk.agui.client_tools import DISMISSED, client_tool, read_answer
 from agents_ui.views.run_render import RunView
@@ -80,7 +82,7 @@ def call_of(run: Run):
      ({"tools": {"supported": True}}, True), ({}, True), (None, True)],
 )  # fmt: skip
 def test_the_generic_tools_are_offered_unless_the_agent_declares_it_takes_none(declared, offered):
-    assert offers_client_tools(declared) is offered
+    assert decide(profile=read_agui(declared)).offers_frontend_tools is offered
 
 
 @pytest.mark.parametrize(("mode", "names"), [("offers", GENERIC), ("silent", GENERIC), ("refuses", [])])
@@ -90,8 +92,8 @@ async def test_a_run_offers_the_tools_as_the_declaration_says(fake_server, mode,
     sent = client.received[-1]["tools"]
     assert [tool["name"] for tool in sent] == names
     assert all(tool["description"] and tool["parameters"]["type"] == "object" for tool in sent)
-    endpoint = await Conversation.objects.select_related("endpoint").aget()
-    assert [tool.name for tool in await offered_client_tools(endpoint.endpoint)] == names
+    run = await Run.objects.select_related("conversation").alatest("created_at")
+    assert [tool.name for tool in await offered_client_tools(run)] == names
 
 
 async def test_an_answer_goes_back_after_the_call_it_answers_and_shows_on_the_card(fake_server):
@@ -229,7 +231,9 @@ def capture_view(path, status: str, protocol: str = "agui") -> RunView:
     parser = SseParser()
     transcript = fold([parse_event(frame.data) for frame in parser.feed(path.read_bytes())])
     run = Run(status=status, conversation=Conversation(endpoint=AgentEndpoint(protocol=protocol)))
-    return RunView(run, transcript, plan=None)
+    # The plan says whether the client answers the agent's calls (an external agent's are its own).
+    plan = decide(policy={"identity": {"name": "Desk"}}) if protocol == "external" else None
+    return RunView(run, transcript, plan=plan)
 
 
 @pytest.mark.parametrize(

@@ -291,3 +291,36 @@ async def test_an_external_agent_that_cannot_be_rewound_is_said_to_remember(ledg
     assert "conv-1 holds 3" in html
     assert "still remembers what was replaced here" in html
     assert ledger_person.agent.held == {"conv-1": ["one", "two", "TWO"]}
+
+
+@pytest.fixture
+def a2a_agent():
+    from tests.support.a2a_agent import A2ATestAgent
+
+    server = A2ATestAgent().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def a2a_person(a2a_agent):
+    await sync_to_async(make_endpoint)(slug="echo", name="Echo", protocol="a2a", base_url=a2a_agent.url)
+    user = await sync_to_async(make_user)(everyday=True)
+    client = HtmxClient()
+    await client.aforce_login(user)
+    return client
+
+
+async def test_an_a2a_agent_that_keeps_its_context_is_said_to_remember_too(a2a_person):
+    thread = await say(a2a_person, "one")
+    await say(a2a_person, "two", str(thread.pk))
+    thread = await Conversation.objects.select_related("endpoint").aget(pk=thread.pk)
+    assert thread.remote_id  # the agent's context id: it keeps the conversation
+    html = await page(a2a_person, thread)
+    # The same notes as for an external agent: its history cannot be rewound either.
+    assert "past your first message it cannot be rewound" in html
+    assert 'data-agent-history="kept"' in html
+    second = await Run.objects.alatest("created_at")
+    await a2a_person.post(f"/runs/{second.pk}/edit/", {"content": "TWO"})
+    await settle()
+    assert "still remembers what was replaced here" in await page(a2a_person, thread)

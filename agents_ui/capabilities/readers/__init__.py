@@ -27,6 +27,11 @@ UNKNOWN_SHAPE = "declaration in an unknown shape"
 
 def read_agui(declaration: Any) -> CapabilityProfile:
     """An AG-UI discovery answer (a JSON object, or an `AgentCapabilities` model), in its shape."""
+    profile = _read_agui(declaration)
+    return profile if profile.shape is NONE else replace(profile, thread=agui.THREAD)
+
+
+def _read_agui(declaration: Any) -> CapabilityProfile:
     raw = as_json(declaration)
     if not isinstance(raw, Mapping):
         return CapabilityProfile(shape=NONE)

@@ -20,8 +20,10 @@ from agents_ui.capabilities.profile import (
     Modalities,
     Multimodal,
     Output,
+    Thread,
     Tools,
     Transport,
+    follows,
 )
 from agents_ui.capabilities.provenance import Fact, Kind, Provenance
 from agents_ui.capabilities.readers import a2ui
@@ -30,6 +32,25 @@ from agents_ui.capabilities.values import CredentialInfo, SkillInfo
 
 SOURCE = "A2A Agent Card"
 PROTOCOL = "A2A protocol (docs/PROTOCOLS.md 3)"
+
+# The agent keeps the conversation under its context id; A2UI's A2A extension takes a surface's
+# action back as a message; a rating has nowhere to go, and the agent runs its own tools.
+THREAD = Thread(
+    kept_by_agent=follows(
+        PROTOCOL,
+        "Message.contextId",
+        True,
+        "The agent keeps its own copy of the conversation under its context id: a message cannot be "
+        "taken back",
+    ),
+    feedback_sent=follows(PROTOCOL, "SendMessage", False, "A2A carries no rating of an answer to the agent"),
+    surface_actions=follows(
+        PROTOCOL, "A2UI extension DataPart", True, "A press on an interface goes back as an A2UI message"
+    ),
+    tool_answers=follows(
+        PROTOCOL, "SendMessage", False, "The agent runs its own tools: none waits for the client"
+    ),
+)
 # Input modes are media types (A2A 1.0): "text/plain" takes text in any part, a text file too. "text"
 # is the name earlier cards gave it.
 MODE_NAMES = {"text": "text/plain"}
@@ -139,6 +160,7 @@ def read(card: Mapping[str, Any]) -> CapabilityProfile:
         skills=skills,
         credentials=_credentials(doc),
         generative_ui=a2ui.from_extensions(doc.at("capabilities.extensions"), SOURCE),
+        thread=THREAD,
         extensions=_extensions(doc),
         raw=card,
     )

@@ -26,8 +26,10 @@ from agents_ui.capabilities.profile import (
     Reasoning,
     Shape,
     State,
+    Thread,
     Tools,
     Transport,
+    follows,
 )
 from agents_ui.capabilities.provenance import UNSAID, Fact, Kind, Provenance
 from agents_ui.capabilities.readers import a2ui
@@ -61,6 +63,30 @@ OUTPUT_MODALITIES = ("image", "audio")
 
 NOT_STANDARD = "not part of AgentCapabilities: kept and shown, no control acts on it"
 FRONTEND_TOOL_CALLS = "frontend-tool-calls"
+PROTOCOL = "AG-UI protocol"
+
+# Every AG-UI run is sent the thread's whole history, so the thread is the client's; a surface's
+# action and a tool call's answer go in the next run; the protocol has no message for a rating.
+THREAD = Thread(
+    kept_by_agent=follows(
+        PROTOCOL,
+        "RunAgentInput.messages",
+        False,
+        "Every run is sent the whole conversation: it continues from exactly what is shown",
+    ),
+    feedback_sent=follows(
+        PROTOCOL, "RunAgentInput", False, "AG-UI carries no rating of an answer to the agent"
+    ),
+    surface_actions=follows(
+        PROTOCOL,
+        "forwardedProps.a2uiAction",
+        True,
+        "A press on an interface goes to the agent in the next run",
+    ),
+    tool_answers=follows(
+        PROTOCOL, "RunAgentInput.messages", True, "A tool call's answer goes to the agent as a tool message"
+    ),
+)
 
 
 def is_standard(raw: Mapping[str, Any]) -> bool:

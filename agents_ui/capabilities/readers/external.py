@@ -23,8 +23,10 @@ from agents_ui.capabilities.profile import (
     Negotiation,
     Output,
     StreamProfiles,
+    Thread,
     Tools,
     Transport,
+    follows,
 )
 from agents_ui.capabilities.provenance import Fact, Kind, Provenance
 from agents_ui.capabilities.readers import a2ui
@@ -130,11 +132,36 @@ def read(policy: Mapping[str, Any], negotiated: Mapping[str, Any] | None = None)
             ),
         ),
         negotiation=negotiation,
+        thread=THREAD,
         generative_ui=a2ui.from_modules(
             offered_modules, negotiation.output_module_types, negotiation.prepared
         ),
         raw=policy,
     )
+
+
+# The agent keeps the conversation under its id and takes ratings (POST interactions); an A2UI
+# surface it sends is shown only, and its tool calls are its own to finish.
+THREAD = Thread(
+    kept_by_agent=follows(
+        PROTOCOL,
+        "conversations/{id}",
+        True,
+        "The agent keeps its own copy of the conversation under its id: a message cannot be taken back",
+    ),
+    feedback_sent=follows(
+        PROTOCOL, "POST conversations/{id}/interactions", True, "A rating of an answer is sent to the agent"
+    ),
+    surface_actions=follows(
+        PROTOCOL, "POST conversations/{id}/messages", False, "A message carries no interface action back"
+    ),
+    tool_answers=follows(
+        PROTOCOL,
+        "POST conversations/{id}/messages",
+        False,
+        "The agent runs its own tools: none waits for the client",
+    ),
+)
 
 
 def _negotiation(negotiated: Mapping[str, Any] | None) -> Negotiation:

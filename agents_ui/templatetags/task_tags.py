@@ -1,4 +1,4 @@
-"""The A2A task of a run, rendered by agents_ui/a2a_task.html (agents_ui.views.a2a_task)."""
+"""The task of a run, rendered by agents_ui/task.html (agents_ui.views.a2a_task)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from django import template
 register = template.Library()
 
 
-@register.inclusion_tag("agents_ui/a2a_task.html")
-def a2a_task(rv: Any, run: Any) -> dict[str, Any]:
+@register.inclusion_tag("agents_ui/task.html")
+def run_task(rv: Any, run: Any) -> dict[str, Any]:
     from agents_ui.views.a2a_task import task_view
 
     profile = getattr(rv.plan, "profile", None)
