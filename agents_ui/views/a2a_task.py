@@ -12,13 +12,13 @@ from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
+from agents_ui.display.run_view import markdown_html
+from agents_ui.display.state_tree import state_tree
 from agents_ui.models import AgentEndpoint
 from agents_ui.runs.history import transcript_of
 from agents_ui.sdk.a2a_fold import A2AArtifact, TaskRecord
 from agents_ui.sdk.limits import safe_link
 from agents_ui.views.access import users_run
-from agents_ui.views.run_render import markdown_html
-from agents_ui.views.state_tree import state_tree
 
 TONES = {
     "completed": "ok",

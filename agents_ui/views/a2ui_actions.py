@@ -16,6 +16,8 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from agents_ui.display.activities import ACTION_KEY, dom_of, prior_surfaces, refused_by_plan, surfaces_before
+from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Run
 from agents_ui.runs.history import thread_runs, transcript_of
@@ -23,9 +25,7 @@ from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import start_run
 from agents_ui.sdk import a2ui
 from agents_ui.views.access import users_run
-from agents_ui.views.activities import ACTION_KEY, dom_of, prior_surfaces, refused_by_plan, surfaces_before
 from agents_ui.views.htmx import HtmxHttpRequest
-from agents_ui.views.run_render import RunView
 
 
 def _note(request: HtmxHttpRequest, run: Run, target_id: str, problems: list[str]) -> HttpResponse:

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from agents_ui.decisions import Plan
+from agents_ui.display.run_view import RunView, dom_id
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import agent_client, sdk_client
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
@@ -27,7 +28,6 @@ from agents_ui.runs.live import live_run, start_run
 from agents_ui.sdk import AgentError, ExternalAgentClient, validate_against_async
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
-from agents_ui.views.run_render import RunView, dom_id
 
 
 def _note(request: HtmxHttpRequest, run: Run, target_id: str, text: str, tone: str = "error") -> HttpResponse:

@@ -16,6 +16,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
+from agents_ui.display.run_view import RunView, call_dom
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Run
 from agents_ui.runs.history import transcript_of
@@ -24,7 +25,6 @@ from agents_ui.runs.live import start_run
 from agents_ui.sdk.client_tools import DISMISSED, client_tool, other_answer, read_answer
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
-from agents_ui.views.run_render import RunView, call_dom
 
 
 class _Refused(Exception):

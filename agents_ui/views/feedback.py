@@ -8,13 +8,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_POST
 
+from agents_ui.display.run_view import dom_id
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import agent_client, sdk_client
 from agents_ui.models import AgentEndpoint, Feedback, Message, Run
 from agents_ui.sdk import AgentError
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
-from agents_ui.views.run_render import dom_id
 
 
 @login_required

@@ -9,6 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents_ui.decisions import UserAbilities
+from agents_ui.display.run_view import RunView, render_run
 from agents_ui.endpoints.cards import status_line
 from agents_ui.endpoints.discovery import discover_one
 from agents_ui.endpoints.plans import plan_inputs
@@ -16,7 +17,6 @@ from agents_ui.models import AgentEndpoint, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import start_run, stop_run
-from agents_ui.views.run_render import RunView, render_run
 from tests.factories import make_endpoint, make_user
 from tests.support.a2a_agent import A2ATestAgent
 

@@ -12,6 +12,7 @@ from google.protobuf.json_format import MessageToDict, ParseDict
 
 from agents_ui.capabilities import read_card
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.activities import prior_surfaces
 from agents_ui.endpoints.discovery import discover_one
 from agents_ui.endpoints.plans import plan_inputs
 from agents_ui.models import AgentEndpoint, Conversation, Run
@@ -21,7 +22,6 @@ from agents_ui.sdk import a2ui
 from agents_ui.sdk.a2a import A2AAgent, pb
 from agents_ui.sdk.a2a_fold import is_a2ui
 from agents_ui.sdk.transcript import fold
-from agents_ui.views.activities import prior_surfaces
 from tests.a2a.test_a2a_runs import finish, turn
 
 CATALOG = a2ui.BASIC_CATALOG_ID

@@ -13,11 +13,11 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.run_view import RunView, render_run
 from agents_ui.models import ApprovalRecord, Conversation, Message, Run
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import RunRequest, ToolAnswer
 from agents_ui.runs.live import start_run
-from agents_ui.views.run_render import RunView, render_run
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
 

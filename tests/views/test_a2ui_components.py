@@ -14,9 +14,9 @@ import pytest
 from django.template.loader import render_to_string
 
 from agents_ui.decisions import decide
+from agents_ui.display.activities import activity_view
 from agents_ui.sdk import a2ui
 from agents_ui.sdk.transcript import ActivityRecord
-from agents_ui.views.activities import activity_view
 
 RUN = SimpleNamespace(pk=uuid.UUID(int=7))
 PNG = (

@@ -13,6 +13,7 @@ from django.template.loader import render_to_string
 from django.test import AsyncClient
 
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import offered_client_tools, offers_client_tools, plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
@@ -20,7 +21,6 @@ from agents_ui.runs.inputs import ToolAnswer
 from agents_ui.runs.live import LIVE
 from agents_ui.sdk import SseParser, fold, parse_event
 from agents_ui.sdk.client_tools import DISMISSED, client_tool, read_answer
-from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import _turns
 from tests.conftest import CAPTURES
 from tests.factories import make_endpoint, make_user

@@ -16,9 +16,9 @@ from ag_ui.core import (
 )
 
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.run_view import RunView, StreamRenderer, dom_id, markdown_html, streaming_markdown
 from agents_ui.models import Conversation, Run
 from agents_ui.sdk import TranscriptBuilder, a2ui
-from agents_ui.views.run_render import RunView, StreamRenderer, dom_id, markdown_html, streaming_markdown
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db

@@ -19,13 +19,13 @@ from django.test import AsyncClient
 
 from agents_ui.decisions import Observations, UserAbilities
 from agents_ui.decisions import decide as decide_plan
+from agents_ui.display.run_view import RunView, StreamRenderer, dom_id
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import Conversation, Run
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.live import LIVE
 from agents_ui.sdk import TranscriptBuilder
 from agents_ui.sdk.agui import parse_event_object
-from agents_ui.views.run_render import RunView, StreamRenderer, dom_id
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
 

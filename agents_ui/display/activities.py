@@ -14,9 +14,9 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from agents_ui.display.state_tree import state_tree
 from agents_ui.sdk import a2ui
 from agents_ui.sdk.transcript import ActivityRecord
-from agents_ui.views.state_tree import state_tree
 
 CONTROL = "generative-ui"
 # What a run's request holds when it takes a person's action on a surface to the agent.

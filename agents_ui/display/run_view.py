@@ -29,12 +29,12 @@ from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
+from agents_ui.display import activities, media
+from agents_ui.display.state_tree import state_tree
 from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
-from agents_ui.views import activities, media
-from agents_ui.views.state_tree import state_tree
 
 _ALLOWED_TAGS = {
     "p", "br", "strong", "em", "code", "pre", "blockquote", "ul", "ol", "li", "a", "h1", "h2", "h3",
@@ -376,7 +376,7 @@ class RunView:
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     # False once a later run exists: a call left without a result can then no longer be answered.
     answerable: bool = True
-    # The person's actions on this run's A2UI surfaces, sent with later runs (views/activities.py).
+    # The person's actions on this run's A2UI surfaces, sent with later runs (display/activities.py).
     a2ui_sent: dict[str, dict[str, Any]] = field(default_factory=dict)
     # The thread's A2UI surfaces as earlier runs left them (or a function giving them, while live).
     a2ui_prior: Any = None

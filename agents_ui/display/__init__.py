@@ -1,0 +1,1 @@
+"""How a run is shown: its cards, its Markdown, its media and what the live stream sends."""
