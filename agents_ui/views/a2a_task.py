@@ -1,5 +1,5 @@
-"""An A2A run's task as the run templates show it: its state, what it asks, and its artifacts
-(text as sanitised Markdown, files to download, data as a folding tree), each named with its type."""
+"""An A2A run's files: a file an agent sent inline in an artifact, handed over as a download
+(the task itself is shown by agents_ui/display/a2a_task.py)."""
 
 from __future__ import annotations
 
@@ -9,77 +9,11 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.utils.http import content_disposition_header
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
-from agents_ui.display.run_view import markdown_html
-from agents_ui.display.state_tree import state_tree
 from agents_ui.models import AgentEndpoint
 from agents_ui.runs.history import transcript_of
-from agents_ui.sdk.a2a_fold import A2AArtifact, TaskRecord
-from agents_ui.sdk.limits import safe_link
 from agents_ui.views.access import users_run
-
-TONES = {
-    "completed": "ok",
-    "input-required": "warn",
-    "auth-required": "warn",
-    "failed": "bad",
-    "rejected": "bad",
-    "canceled": "info",
-}
-
-
-def _part_view(artifact: A2AArtifact, index: int, part: Any) -> dict[str, Any]:
-    view: dict[str, Any] = {"kind": part.kind, "media_type": part.media_type or _default(part.kind)}
-    if part.kind == "text":
-        view["html"] = mark_safe(markdown_html(part.text))  # sanitised by nh3
-    elif part.kind == "data":
-        view["tree"] = state_tree(part.data)
-    else:
-        view["filename"] = part.filename or f"{artifact.name or artifact.artifact_id}-{index + 1}"
-        view["size"] = part.size
-        view["downloadable"] = part.raw is not None
-        view["link"] = safe_link(part.url) if part.url else None
-        view["index"] = index
-    return view
-
-
-def _default(kind: str) -> str:
-    return {"text": "text/plain", "data": "application/json"}.get(kind, "application/octet-stream")
-
-
-def task_view(task: TaskRecord | None, stopped: bool = False) -> dict[str, Any] | None:
-    """What a2a_task.html shows of a task (None for runs of the other protocols); `stopped`: the run
-    was stopped, which canceled a task still at work."""
-    if task is None:
-        return None
-    state, label = task.state, task.label
-    if stopped and not task.final and not task.waiting:
-        state, label = "canceled", "Canceled"
-    artifacts = []
-    for artifact in task.artifacts.values():
-        artifacts.append(
-            {
-                "id": artifact.artifact_id,
-                "name": artifact.name or "Artifact",
-                "description": artifact.description,
-                "media_types": artifact.media_types,
-                "complete": artifact.complete,
-                "parts": [_part_view(artifact, i, part) for i, part in enumerate(artifact.parts)],
-            }
-        )
-    return {
-        "task_id": task.task_id,
-        "state": state,
-        "label": label,
-        "tone": TONES.get(state, "accent"),
-        "asks": state == "input-required",
-        "needs_auth": state == "auth-required",
-        "text": task.status_text,
-        "progress": task.progress[-1] if task.progress and state in ("submitted", "working") else "",
-        "artifacts": artifacts,
-    }
 
 
 @login_required

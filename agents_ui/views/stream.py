@@ -16,7 +16,8 @@ from django.utils import timezone
 from agents_ui.capabilities import Observations
 from agents_ui.capabilities.profile import NOTHING_SEEN
 from agents_ui.display.activities import prior_surfaces
-from agents_ui.display.run_view import RunView, StreamRenderer
+from agents_ui.display.run_view import RunView
+from agents_ui.display.stream_diff import StreamRenderer
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader

@@ -321,8 +321,8 @@ def test_the_admin_shows_the_credentials_the_card_requires(client):
 
 
 def test_a_stopped_task_shows_as_canceled_and_data_keeps_whole_numbers():
+    from agents_ui.display.a2a_task import task_view
     from agents_ui.sdk.a2a_fold import TaskRecord, _whole_numbers
-    from agents_ui.views.a2a_task import task_view
 
     working = TaskRecord(task_id="t", state="working", progress=["busy"])
     assert task_view(working)["label"] == "Working" and task_view(working)["progress"] == "busy"

@@ -13,7 +13,9 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents_ui.decisions import Observations, UserAbilities, decide
-from agents_ui.display.run_view import RunView, StreamRenderer, markdown_html, render_run
+from agents_ui.display.markdown import markdown_html
+from agents_ui.display.run_view import RunView, render_run
+from agents_ui.display.stream_diff import StreamRenderer
 from agents_ui.models import ApprovalRecord, Conversation, Message, Run, RunEvent
 from agents_ui.runs.history import thread_runs
 from agents_ui.runs.inputs import RunRequest
