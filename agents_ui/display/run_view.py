@@ -4,100 +4,43 @@ display/stream_diff.py's."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import timezone
 
 from agents_ui.decisions import Plan
 from agents_ui.display import activities, media
+from agents_ui.display.approvals import approval_cards, approval_forms, decision_card, past
+from agents_ui.display.cards import (
+    ActivityCard,
+    ApprovalCard,
+    ApprovalForm,
+    MessageCard,
+    ModuleCard,
+    ReasoningCard,
+    RunItem,
+    SourceCard,
+    ToolCallCard,
+)
 from agents_ui.display.markdown import markdown_html, streaming_markdown
+from agents_ui.display.values import (  # noqa: F401 (the views and tests import them from here)
+    call_dom,
+    confirmed_call,
+    dom_id,
+    maybe_json,
+    plain_arguments,
+    pretty_json,
+    safe_url,
+    seconds_label,
+    shown_tail,
+)
 from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
-from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
-
-
-def safe_url(url: Any) -> str:
-    """A link an agent gave, kept only when it is plain http(s)."""
-    return safe_link(url) or ""
-
-
-def shown_tail(text: str) -> tuple[str, int]:
-    """The end of a text, at most AGENTS_UI_SHOWN_TEXT_CHARS long, and how many characters precede it.
-
-    A run may hold tens of megabytes of text: a page shows the latest part of each, so it stays fast.
-    """
-    limit = settings.AGENTS_UI_SHOWN_TEXT_CHARS
-    text = text or ""
-    if len(text) <= limit:
-        return text, 0
-    return text[-limit:], len(text) - limit
-
-
-def dom_id(prefix: str, value: str) -> str:
-    """A stable, safe DOM id for an agent-chosen id (which may hold any character)."""
-    return f"{prefix}-{hashlib.blake2s(value.encode(), digest_size=6).hexdigest()}"
-
-
-def call_dom(run_id: Any, call_id: str) -> str:
-    """A tool call's card id, scoped by run: AG-UI ids are not unique across the runs of a thread."""
-    return dom_id("call", f"{run_id}:{call_id}")
-
-
-def _maybe_json(value: Any) -> Any:
-    """Answers often arrive as JSON text: show the document, not an escaped string."""
-    if isinstance(value, str) and value[:1] in ("{", "["):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
-def confirmed_call(name: str, args: Any) -> tuple[str, Any] | None:
-    """The call a confirmation tool asks about, (name, arguments): ADK's ``adk_request_confirmation``
-    carries it as ``originalFunctionCall``."""
-    if name != "adk_request_confirmation" or not isinstance(args, dict):
-        return None
-    original = args.get("originalFunctionCall")
-    if not isinstance(original, dict) or not isinstance(original.get("name"), str):
-        return None
-    return original["name"][:200], original.get("args") if original.get("args") is not None else {}
-
-
-def plain_arguments(args: Any) -> list[tuple[str, str]]:
-    """Arguments as "name: value" lines, when each is a plain value; [] otherwise (shown as JSON)."""
-    if not isinstance(args, dict) or not args:
-        return []
-    if not all(isinstance(v, str | int | float | bool) or v is None for v in args.values()):
-        return []
-    return [(str(k), _plain(v)) for k, v in args.items()]
-
-
-def _plain(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return "none" if value is None else str(value)
-
-
-def pretty_json(value: Any) -> str:
-    try:
-        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def seconds_label(seconds: float) -> str:
-    """A duration as the run status says it: "12 s", "2 min 5 s" (workspace.js says it the same way)."""
-    whole = int(seconds)
-    minutes, rest = divmod(whole, 60)
-    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
 
 
 @dataclass(frozen=True)
@@ -175,47 +118,47 @@ class RunView:
     def dom(self) -> str:
         return f"run-{self.run.pk}"
 
-    def items(self) -> list[dict[str, Any]]:
-        """Assistant messages and tool calls, in the order the agent started them."""
+    def items(self) -> list[RunItem]:
+        """Assistant messages, tool calls and activities, in the order the agent started them."""
         transcript = self.transcript
-        entries: list[tuple[int, int, dict[str, Any]]] = []
+        entries: list[tuple[int, int, RunItem]] = []
         for message in transcript.messages:
             if self.shows(message):
-                entries.append((message.position, 0, {"kind": "message", "m": self.message_view(message)}))
+                entries.append((message.position, 0, RunItem("message", self.message_view(message))))
         for call in transcript.tool_calls.values():
-            entries.append((call.position, 1, {"kind": "call", "c": self.call_view(call)}))
+            entries.append((call.position, 1, RunItem("call", self.call_view(call))))
         for record in transcript.activities.values():
-            entries.append((record.position, 2, {"kind": "activity", "a": self.activity_view(record)}))
+            entries.append((record.position, 2, RunItem("activity", self.activity_view(record))))
         entries.sort(key=lambda entry: (entry[0], entry[1]))
         return [item for _, _, item in entries]
 
-    def message_view(self, message: Any) -> dict[str, Any]:
+    def message_view(self, message: Any) -> MessageCard:
         node = self.transcript.subagent(message.subagent_run_id) if message.subagent_run_id else None
         text, hidden = shown_tail(message.text)
         live = None
         if not message.complete:
             live = streaming_markdown(message.text, hidden, media=self.shows_media)
             self.settled[message.id] = live.frozen
-        return {
-            "id": message.id,
-            "dom": dom_id("msg", message.id),
-            "text": text,
-            "hidden": hidden,
-            "html": markdown_html(text, media=self.shows_media) if message.complete else "",
-            "settled_html": live.settled_html if live else "",
-            "tail_html": live.tail_html if live else "",
-            "complete": message.complete,
-            "streaming": not message.complete and self.run.status in (Run.Status.PENDING, Run.Status.RUNNING),
-            "subagent": node.name if node else "",
-            "feedback": self.feedback.get(message.id, ""),
-        }
+        return MessageCard(
+            id=message.id,
+            dom=dom_id("msg", message.id),
+            text=text,
+            hidden=hidden,
+            html=markdown_html(text, media=self.shows_media) if message.complete else "",
+            settled_html=live.settled_html if live else "",
+            tail_html=live.tail_html if live else "",
+            complete=message.complete,
+            streaming=not message.complete and self.run.status in (Run.Status.PENDING, Run.Status.RUNNING),
+            subagent=node.name if node else "",
+            feedback=self.feedback.get(message.id, ""),
+        )
 
     @property
     def shows_media(self) -> bool:
         """Images and audio in answers are shown: the plan's media-output control is."""
         return self.plan is not None and self.plan["media-output"].shown
 
-    def activity_view(self, record: Any) -> dict[str, Any]:
+    def activity_view(self, record: Any) -> ActivityCard:
         return activities.activity_view(self, record)
 
     @property
@@ -224,7 +167,7 @@ class RunView:
         action = (self.run.request or {}).get(activities.ACTION_KEY)
         return action if isinstance(action, dict) else None
 
-    def call_view(self, call: Any) -> dict[str, Any]:
+    def call_view(self, call: Any) -> ToolCallCard:
         original = confirmed_call(call.name, call.args)
         # Approved with edits: the agent ran the call with the person's arguments, not its own.
         record = self.decision_of(call)
@@ -238,29 +181,29 @@ class RunView:
         # A result with media shows its text beside them, never their bytes as JSON.
         shown = media.text_of_parts(call.result) if found or more else call.result_display
         result, result_hidden = shown_tail(shown if call.has_result else "")
-        return {
-            "id": call.id,
-            "dom": call_dom(self.run.pk, call.id),
-            "name": call.name,
-            "confirms": original[0] if original else "",
-            "complete": call.complete,
-            "args": args,
-            "args_hidden": args_hidden,
-            "args_error": call.args_error,
+        return ToolCallCard(
+            id=call.id,
+            dom=call_dom(self.run.pk, call.id),
+            name=call.name,
+            confirms=original[0] if original else "",
+            complete=call.complete,
+            args=args,
+            args_hidden=args_hidden,
+            args_error=call.args_error,
             # What the agent asked, as the decision recorded it (a later snapshot may rewrite the call).
-            "edited_from": json.dumps(record.arguments or call.args, ensure_ascii=False, sort_keys=True)
+            edited_from=json.dumps(record.arguments or call.args, ensure_ascii=False, sort_keys=True)
             if edited
             else "",
-            "has_result": call.has_result,
-            "result": result,
-            "result_hidden": result_hidden,
-            "result_error": call.result_error,
-            "status": call.status,
-            "media": found if self.shows_media else [],
-            "media_more": more if self.shows_media else 0,
-            "media_hidden": len(found) + more if not self.shows_media else 0,
+            has_result=call.has_result,
+            result=result,
+            result_hidden=result_hidden,
+            result_error=call.result_error,
+            status=call.status,
+            media=found if self.shows_media else [],
+            media_more=more if self.shows_media else 0,
+            media_hidden=len(found) + more if not self.shows_media else 0,
             **self._client_call(call),
-        }
+        )
 
     def _client_call(self, call: Any) -> dict[str, Any]:
         """A call the client answers: one of its own tools, or any call left without a result when
@@ -279,20 +222,20 @@ class RunView:
         decision = self.decision_of(call) if tool is not None and tool.confirms else None
         decides = self._deciding(tool.confirms) if tool is not None and tool.confirms else ""
         editing = decides and self.plan is not None
-        asked = next((i for i in self.interrupts() if i["id"] == decides), None) if editing else None
+        asked = next((a for a in self.approvals() if a.id == decides), None) if editing else None
         return {
             "client": tool,
             "awaiting": awaiting,
             "decides": decides,
             # The interrupt takes edited arguments: the card offers them, as the approval form would.
-            "decides_edit": asked if asked is not None and asked["editable"] else None,
-            "decision": record_view(decision) if decision is not None else None,
+            "decides_edit": asked if asked is not None and asked.editable else None,
+            "decision": decision_card(decision) if decision is not None else None,
             "answered": answer is not None or decision is not None or (tool is not None and call.has_result),
             "dismissed": bool(answer and answer.get("dismissed")),
             # Kept until the run's other calls have their answers too; then all go at once.
             "kept": bool(answer and answer.get("kept")),
-            "answer": pretty_json(_maybe_json(shown)) if shown is not None else "",
-            "answer_value": _maybe_json(shown) if shown is not None else None,
+            "answer": pretty_json(maybe_json(shown)) if shown is not None else "",
+            "answer_value": maybe_json(shown) if shown is not None else None,
             "has_args": call.args not in (None, {}, []),
         }
 
@@ -328,7 +271,7 @@ class RunView:
             return ""
         decided = self.decided or {}
         waiting = [
-            i for i in self.transcript.open_interrupts if i.id not in decided and not _past(i.expires_at)
+            i for i in self.transcript.open_interrupts if i.id not in decided and not past(i.expires_at)
         ]
         if len(waiting) != 1 or not waiting[0].tool_call_id:
             return ""
@@ -352,17 +295,17 @@ class RunView:
         t = self.transcript
         return any(self.shows(m) for m in t.messages) or bool(t.tool_calls) or bool(t.activities)
 
-    def reasoning(self) -> list[dict[str, Any]]:
+    def reasoning(self) -> list[ReasoningCard]:
         return [
-            {
-                "id": r.id,
-                "dom": dom_id("why", r.id),
-                "text": shown_tail(r.text)[0],
-                "hidden": shown_tail(r.text)[1],
-                "encrypted": r.encrypted,
-                "complete": r.complete,
-            }
-            for r in self.transcript.reasoning
+            ReasoningCard(
+                id=entry.id,
+                dom=dom_id("why", entry.id),
+                text=shown_tail(entry.text)[0],
+                hidden=shown_tail(entry.text)[1],
+                encrypted=entry.encrypted,
+                complete=entry.complete,
+            )
+            for entry in self.transcript.reasoning
         ]
 
     def progress(self) -> Progress | None:
@@ -396,7 +339,7 @@ class RunView:
             self.shows(m) for m in self.transcript.messages if m.role == "assistant"
         )
 
-    def sources(self) -> list[dict[str, str]]:
+    def sources(self) -> list[SourceCard]:
         """Sources an agent listed in its structured result ({"sources": [{title, url, ...}]})."""
         outcome = self.transcript.outcome
         result = outcome.result if outcome is not None else None
@@ -409,12 +352,12 @@ class RunView:
             title = str(source.get("title") or source.get("name") or url or "")[:300]
             if title:
                 cards.append(
-                    {
-                        "title": title,
-                        "url": url,
-                        "publisher": str(source.get("publisher") or "")[:200],
-                        "snippet": str(source.get("snippet") or "")[:600],
-                    }
+                    SourceCard(
+                        title=title,
+                        url=url,
+                        publisher=str(source.get("publisher") or "")[:200],
+                        snippet=str(source.get("snippet") or "")[:600],
+                    )
                 )
             if len(cards) >= 50:
                 break
@@ -423,110 +366,21 @@ class RunView:
     def subagents(self) -> list[Any]:
         return self.transcript.subagents
 
-    def interrupts(self) -> list[dict[str, Any]]:
-        """Open AG-UI interrupts of this run, with the tool call each one is about."""
-        found = []
-        for interrupt in self.transcript.open_interrupts:
-            if interrupt.id in self.decided:
-                continue
-            call = self.transcript.tool_calls.get(interrupt.tool_call_id or "")
-            schema = interrupt.response_schema or {}
-            metadata = interrupt.metadata if isinstance(interrupt.metadata, dict) else {}
-            tool = call.name if call else ""
-            args = call.args if call and call.args is not None else {}
-            original = confirmed_call(tool, args)
-            if original:  # a confirmation tool wrapping the call it asks about: show that call
-                tool, args = original
-            info = self._tool_info(tool)
-            edits = self.plan["approvals"].details.can_edit(schema)
-            found.append(
-                {
-                    "id": interrupt.id,
-                    "dom": dom_id("int", interrupt.id),
-                    "reason": interrupt.reason,
-                    "message": interrupt.message,
-                    "tool": tool,
-                    "args": args,
-                    "args_json": pretty_json(args),
-                    "args_list": plain_arguments(args),
-                    "expires_at": interrupt.expires_at,
-                    "editable": edits,
-                    "side_effect_class": metadata.get("sideEffectClass") or info.get("side_effect_class"),
-                    "idempotency": metadata.get("idempotency") or info.get("idempotency"),
-                    "schema": pretty_json(schema) if schema else "",
-                    "expired": _past(interrupt.expires_at),
-                }
-            )
-        return found
+    def approvals(self) -> list[ApprovalCard]:
+        """Every approval request of this run, open, decided or expired, whatever protocol asked it."""
+        return approval_cards(self)
 
-    def open_interrupts(self) -> list[dict[str, Any]]:
-        """The interrupts a person can still decide (not expired) with the approval form: not one
-        its confirmation card decides."""
-        card = self.confirmed_by_card()
-        return [i for i in self.interrupts() if not i["expired"] and i["id"] != card]
+    def approval_forms(self) -> list[ApprovalForm]:
+        """The forms with which a person decides this run's open requests (display/approvals.py)."""
+        return approval_forms(self)
 
     @property
     def counting_down(self) -> bool:
         """An expiry counts down only while the agent waits: not once the run was stopped or ended."""
         return self.run.status in (Run.Status.PENDING, Run.Status.RUNNING, Run.Status.INTERRUPTED)
 
-    def records(self) -> list[dict[str, Any]]:
-        """AG-UI: what was decided on this run's interrupts, and those that expired undecided."""
-        external = self.transcript.approvals  # those sit with their own request (approvals())
-        found = [record_view(r) for r in self.decided.values() if r.request_id not in external]
-        for i in self.interrupts():
-            if i["expired"]:
-                found.append(
-                    {"label": "Expired", "tone": "warn", "tool": i["tool"] or i["reason"], "at": None,
-                     "expired_at": i["expires_at"], "by": "", "sent": "", "asked": i["args_json"],
-                     "request_id": i["id"]}
-                )  # fmt: skip
-        return found
-
-    def approvals(self) -> list[dict[str, Any]]:
-        """External agents' approval requests (pending and decided) of this run."""
-        found = []
-        for approval in self.transcript.approvals.values():
-            info = self._tool_info(approval.public_name or "")
-            found.append(
-                {
-                    "id": approval.id,
-                    "dom": dom_id("apr", approval.id),
-                    "tool": approval.public_name,
-                    "args_json": pretty_json(approval.input or {}),
-                    "side_effect_class": approval.side_effect_class or info.get("side_effect_class"),
-                    "expires_at": approval.expires_at,
-                    "decision": approval.decision,
-                    "pending": approval.pending,
-                    "idempotency": info.get("idempotency"),
-                    "schema": info.get("schema"),
-                    "editable": self.plan["approvals"].details.can_edit(),
-                    "record": None if approval.pending else self._external_record(approval),
-                    "stale": approval.pending and not self.counting_down,
-                }
-            )
-        return found
-
-    def _external_record(self, approval: Any) -> dict[str, Any]:
-        """An external agent's resolved request, in the same words as an AG-UI decision."""
-        record = self.decided.get(approval.id)
-        if record is not None:
-            return record_view(record)
-        expired = approval.decision != "approve" and _past(approval.expires_at)
-        label = "Expired" if expired else "Approved" if approval.decision == "approve" else "Rejected"
-        return {
-            "label": label,
-            "tone": "warn" if expired else "ok" if approval.decision == "approve" else "bad",
-            "tool": approval.public_name,
-            "at": None,
-            "expired_at": approval.expires_at if expired else None,
-            "by": "" if expired else "someone outside this product",
-            "sent": "",
-            "asked": pretty_json(approval.input or {}),
-            "request_id": approval.id,
-        }
-
-    def _tool_info(self, name: str) -> dict[str, Any]:
+    def tool_info(self, name: str) -> dict[str, Any]:
+        """What the agent declares of a tool: its side effects, idempotency and input schema."""
         for tool in self.plan["tools"].details.get("tools") or []:
             if tool.get("name") == name:
                 return tool
@@ -535,20 +389,20 @@ class RunView:
                 return tool
         return {}
 
-    def modules(self) -> list[dict[str, Any]]:
+    def modules(self) -> list[ModuleCard]:
         found = []
         for kind, data in self.transcript.modules:
-            entry: dict[str, Any] = {"type": kind, "json": pretty_json(data)}
+            shown = pretty_json(data)
             if kind == "citation" and isinstance(data, dict):
                 source = data.get("source") if isinstance(data.get("source"), dict) else {}
-                entry.update(
-                    text=data.get("text"), title=source.get("title"), url=safe_url(source.get("url"))
-                )
+                title, url = source.get("title"), safe_url(source.get("url"))
+                card = ModuleCard(kind, shown, text=data.get("text"), title=title, url=url)
             elif kind == "table" and isinstance(data, dict) and isinstance(data.get("rows"), list):
-                entry.update(
-                    columns=data.get("columns") or [], rows=[r for r in data["rows"] if isinstance(r, list)]
-                )
-            found.append(entry)
+                rows = [row for row in data["rows"] if isinstance(row, list)]
+                card = ModuleCard(kind, shown, columns=data.get("columns") or [], rows=rows)
+            else:
+                card = ModuleCard(kind, shown)
+            found.append(card)
         return found
 
     @property
@@ -557,10 +411,10 @@ class RunView:
         outcome = self.transcript.outcome
         return pretty_json(outcome.result) if outcome is not None and outcome.result is not None else ""
 
-    def grounding(self) -> list[dict[str, Any]]:
+    def grounding(self) -> list[SourceCard]:
         return [
-            {"title": g.title, "url": safe_url(g.url), "snippet": g.snippet}
-            for g in self.transcript.grounding
+            SourceCard(title=source.title, url=safe_url(source.url), snippet=source.snippet)
+            for source in self.transcript.grounding
         ]
 
     def state_json(self) -> str:
@@ -568,34 +422,6 @@ class RunView:
 
     def context(self, **extra: Any) -> dict[str, Any]:
         return {"rv": self, "run": self.run, "plan": self.plan, **extra}
-
-
-def record_view(record: Any) -> dict[str, Any]:
-    """A decision as the page says it: who, when, and the arguments the agent was given."""
-    edited = record.edited_arguments is not None
-    return {
-        "label": record.get_decision_display(),
-        "tone": "bad" if record.decision == record.Decision.REJECTED else "ok",
-        "tool": record.tool_name,
-        "at": record.decided_at,
-        "expired_at": None,
-        "by": record.decided_by.get_username() if record.decided_by else "a deleted user",
-        "sent": ""
-        if record.decision == record.Decision.REJECTED
-        else pretty_json(record.edited_arguments if edited else record.arguments),
-        "asked": pretty_json(record.arguments) if edited else "",
-        "request_id": record.request_id,
-    }
-
-
-def _past(moment: str | None) -> bool:
-    if not moment:
-        return False
-    try:
-        when = datetime.fromisoformat(moment.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)) <= timezone.now()
 
 
 def render_run(view: RunView) -> str:

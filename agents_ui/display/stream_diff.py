@@ -162,7 +162,7 @@ class StreamRenderer:
             if message.complete and message.id in self._text and message.id not in self._complete:
                 self._complete.add(message.id)
                 self._text[message.id] = message.text_length
-                parts.append(self._swap("message", view.context(m=view.message_view(message))))
+                parts.append(self._swap("message", view.context(answer=view.message_view(message))))
         structural = not self._append_growth(parts)
         for call in transcript.tool_calls.values():
             signature = self._call_signature(call)
@@ -171,7 +171,7 @@ class StreamRenderer:
                 structural = True
             elif previous != signature:
                 self._calls[call.id] = signature
-                parts.append(self._swap("tool-call", view.context(c=view.call_view(call))))
+                parts.append(self._swap("tool-call", view.context(call=view.call_view(call))))
         for record in transcript.activities.values():
             signature = activities.signature(record)
             previous = self._activities.get(record.message_id)
@@ -179,7 +179,7 @@ class StreamRenderer:
                 structural = True
             elif previous != signature:
                 self._activities[record.message_id] = signature
-                parts.append(self._swap("activity", view.context(a=view.activity_view(record))))
+                parts.append(self._swap("activity", view.context(activity=view.activity_view(record))))
         if not structural:
             for name, signature, partial in self._sections():
                 if self._signatures.get(name) != signature:
@@ -200,7 +200,7 @@ class StreamRenderer:
             key = (owner.run.pk, call_id)
             if self._answered.get(key) != signature:
                 self._answered[key] = signature
-                parts.append(self._swap("tool-call", owner.context(c=owner.call_view(record))))
+                parts.append(self._swap("tool-call", owner.context(call=owner.call_view(record))))
         return "".join(parts)
 
     def explain_fragment(self) -> str:

@@ -83,7 +83,7 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     old = RunView(run, transcript, plan, a2ui_prior=prior)
     old.a2ui_sent = {record.message_id: {surface.id: action}}
     new_view = RunView(new_run, transcript_of(new_run), plan, live=True)
-    context = {"old": old, "new": new_view, "a": old.activity_view(record), "action": action}
+    context = {"old": old, "new": new_view, "activity": old.activity_view(record), "action": action}
     return TemplateResponse(request, "agents_ui/a2ui/sent.html", context)
 
 

@@ -71,10 +71,10 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
         return _note(request, run, errors_id, "This request was already decided.")
     resume, records = [], []
     view = RunView(run, transcript, plan)
-    by_id = {i["id"]: i for i in view.interrupts()}
+    by_id = {card.id: card for card in view.approvals()}
     for interrupt in open_interrupts:
         choice = request.POST.get(f"decision-{interrupt.id}")
-        info = by_id.get(interrupt.id, {})
+        info = by_id.get(interrupt.id)
         if choice not in ("approve", "reject", "edit"):  # never a decision nobody chose
             return _note(request, run, errors_id, "Choose approve or reject for each request.")
         if interrupt.expires_at and _expired(interrupt.expires_at):
@@ -82,12 +82,12 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
         if choice == "reject":
             payload: dict[str, Any] = {"approved": False}
             decision, edited = ApprovalRecord.Decision.REJECTED, None
-        elif choice == "edit" and info.get("editable"):
+        elif choice == "edit" and info is not None and info.editable:
             try:
                 edited = json.loads(request.POST.get(f"edited-{interrupt.id}") or "")
             except (ValueError, RecursionError) as exc:
                 return _note(request, run, errors_id, f"The edited arguments are not valid JSON: {_why(exc)}")
-            problem = await _schema_problem(edited, _edit_schema(interrupt, info))
+            problem = await _schema_problem(edited, info.edit_schema)
             if problem:
                 return _note(request, run, errors_id, f"The edited arguments do not fit: {problem}")
             payload = {"approved": True, "editedArgs": edited}
@@ -97,8 +97,9 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
         resume.append({"interruptId": interrupt.id, "status": "resolved", "payload": payload})
         records.append(
             ApprovalRecord(
-                run=run, request_id=interrupt.id, tool_name=info.get("tool", "")[:200],
-                arguments=info.get("args") or {}, decision=decision, edited_arguments=edited, decided_by=user,
+                run=run, request_id=interrupt.id, tool_name=(info.tool if info else "")[:200],
+                arguments=(info.args if info else None) or {}, decision=decision, edited_arguments=edited,
+                decided_by=user,
             )
         )  # fmt: skip
     try:
@@ -129,14 +130,6 @@ def _record_and_resume(run: Run, records: list[ApprovalRecord], resume: list[dic
     return new_run
 
 
-def _edit_schema(interrupt: Any, info: dict[str, Any]) -> dict[str, Any] | None:
-    schema = interrupt.response_schema or {}
-    edited = (schema.get("properties") or {}).get("editedArgs")
-    if isinstance(edited, dict):
-        return edited
-    return info.get("schema")
-
-
 async def _schema_problem(value: Any, schema: dict[str, Any] | None) -> str:
     """What is wrong with edited arguments for the agent's schema, "" when nothing.
 
@@ -164,25 +157,28 @@ def _expired(expires_at: str) -> bool:
 
 async def _decide_external(request: HtmxHttpRequest, run: Run, plan: Plan, user: Any) -> HttpResponse:
     """External agents: post the decision while the run's stream waits; the same stream goes on."""
-    approval_id = request.POST.get("approval") or ""
+    # The card posts decision-<id> (approve | reject) and edited-<id> for the one request it shows.
+    asked = [key.removeprefix("decision-") for key in request.POST if key.startswith("decision-")]
+    approval_id = asked[0] if len(asked) == 1 else ""
     transcript = await sync_to_async(transcript_of)(run)
     approval = transcript.approvals.get(approval_id)
     if approval is None:
         raise Http404("No such approval.")
     errors_id = f"{dom_id('apr', approval_id)}-errors"
-    choice = request.POST.get("decision")
+    posted = request.POST.get(f"decision-{approval_id}", "")
+    choice = {"approve": "approve", "edit": "approve", "reject": "deny"}.get(posted)
     if choice not in ("approve", "deny"):
         return _note(request, run, errors_id, "Choose approve or reject.")
     edited = None
     view = RunView(run, transcript, plan)
-    info = next((a for a in view.approvals() if a["id"] == approval_id), {})
-    raw_edit = (request.POST.get("edited") or "").strip()
-    if choice == "approve" and raw_edit and raw_edit != info.get("args_json", "").strip():
+    info = next((card for card in view.approvals() if card.id == approval_id), None)
+    raw_edit = (request.POST.get(f"edited-{approval_id}") or "").strip()
+    if choice == "approve" and raw_edit and info is not None and raw_edit != info.args_json.strip():
         try:
             edited = json.loads(raw_edit)
         except (ValueError, RecursionError) as exc:
             return _note(request, run, errors_id, f"The edited input is not valid JSON: {_why(exc)}")
-        problem = await _schema_problem(edited, info.get("schema"))
+        problem = await _schema_problem(edited, info.edit_schema)
         if problem:
             return _note(request, run, errors_id, f"The edited input does not fit: {problem}")
     decision = (

@@ -56,7 +56,7 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     plan = inputs.plan()
     # The calls the run left for the client, and, of those, the ones without a kept answer yet.
     asked = RunView(run, transcript, plan)
-    awaiting = [c.id for c in transcript.tool_calls.values() if asked.call_view(c)["awaiting"]]
+    awaiting = [c.id for c in transcript.tool_calls.values() if asked.call_view(c).awaiting]
     try:
         if call.id not in awaiting or call.id in kept_answers(run):
             raise _Refused("This call is not waiting for an answer.")

@@ -54,6 +54,6 @@ def _answer(
         template, context = "agents_ui/run.html#feedback-note", {"note": note, "done": done}
     else:
         remote_id, value = rated
-        m = {"id": remote_id, "dom": dom_id("msg", remote_id), "feedback": value}
-        template, context = "agents_ui/run.html#feedback", {"m": m, "run": run, "note": note}
+        answer = {"id": remote_id, "dom": dom_id("msg", remote_id), "feedback": value}
+        template, context = "agents_ui/run.html#feedback", {"answer": answer, "run": run, "note": note}
     return fragment_or_page(request, template, context, page=run.conversation.get_absolute_url(), note=note)

@@ -118,9 +118,8 @@ def refund_card(run: Run, decided: dict) -> str:
     transcript = fold([parse_event(frame.data) for frame in parser.feed(path.read_bytes())])
     plan = decide(user=UserAbilities(can_approve=True, can_upload=True, can_view_reasoning=True))
     view = RunView(run, transcript, plan, decided=decided)
-    return render_to_string(
-        "agents_ui/run.html#tool-call", view.context(c=view.call_view(transcript.tool_calls["call_refund"]))
-    )
+    call = view.call_view(transcript.tool_calls["call_refund"])
+    return render_to_string("agents_ui/run.html#tool-call", view.context(call=call))
 
 
 def test_a_tool_card_shows_the_arguments_sent_after_an_edit_and_what_was_first_asked(refund):

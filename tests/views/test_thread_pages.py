@@ -249,7 +249,7 @@ def test_a_text_tool_result_is_shown_without_json_quotes(conversation):
     builder.apply(ToolCallResultEvent(message_id="r", tool_call_id="c", content='"Sent to Ada"'))
     view = RunView(run, builder.transcript, decide_plan(user=UserAbilities()))
     [item] = view.items()
-    assert item["c"]["result"] == "Sent to Ada"
+    assert item.card.result == "Sent to Ada"
 
 
 async def test_explain_follows_the_reasoning_a_run_shows(thread):
