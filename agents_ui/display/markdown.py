@@ -15,7 +15,7 @@ from typing import Any
 import nh3
 import pygments
 from django.template.loader import render_to_string
-from django.utils.html import escape, format_html
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 from pygments.formatters import HtmlFormatter
@@ -57,7 +57,7 @@ def _highlight(code: str, lang: str, _attrs: Any) -> str:
         except ClassNotFound:
             lexer = None
     inner = pygments.highlight(code, lexer, _code_formatter) if lexer else escape(code)
-    return format_html('<pre class="code" data-lang="{}"><code>{}</code></pre>', lang[:40], mark_safe(inner))
+    return render_to_string("agents_ui/run.html#code-block", {"lang": lang[:40], "code": mark_safe(inner)})
 
 
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight}).enable(
@@ -83,7 +83,7 @@ def _media_rule(renderer: Any, tokens: list[Any], idx: int, options: Any, env: A
     src = str(token.attrGet("src") or "")
     if not env.get("media"):
         word = "audio clip" if src[:11].lower() == "data:audio/" else "image"
-        return format_html('<span class="media-note">[{}: {}]</span>', word, alt or "not shown")
+        return render_to_string("agents_ui/run.html#media-not-shown", {"word": word, "label": alt})
     return render_to_string("agents_ui/run.html#media-inline", {"item": media.of_markdown(src, alt)})
 
 
@@ -124,6 +124,7 @@ PLAIN_MORE = re.compile(r"(?:[^\W_]|[ ,.;'\"?%\[\]])*")
 
 
 def _live_html(text: str, media: bool = False) -> str:
+    # The paragraph markdown-it would make, written as it writes it: no parser, no template per swap.
     if PLAIN_LINE.fullmatch(text):
         return f"<p>{html.escape(text.rstrip(), quote=False)}</p>\n"
     return markdown_html(text, media=media)
