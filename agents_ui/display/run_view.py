@@ -27,12 +27,11 @@ from agents_ui.display.cards import (
     ToolCallCard,
 )
 from agents_ui.display.markdown import markdown_html, streaming_markdown
-from agents_ui.display.values import (  # noqa: F401 (the views and tests import them from here)
+from agents_ui.display.values import (
     call_dom,
     confirmed_call,
     dom_id,
     maybe_json,
-    plain_arguments,
     pretty_json,
     safe_url,
     seconds_label,

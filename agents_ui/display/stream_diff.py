@@ -15,8 +15,9 @@ from django.template.loader import render_to_string
 from agents_ui.decisions import CONTROL_NAMES
 from agents_ui.display import activities
 from agents_ui.display.markdown import PLAIN_LINE, PLAIN_MORE, open_fence, streaming_markdown
-from agents_ui.display.run_view import RunView, dom_id, pretty_json
+from agents_ui.display.run_view import RunView
 from agents_ui.display.state_tree import state_tree
+from agents_ui.display.values import dom_id, pretty_json
 
 
 @dataclass

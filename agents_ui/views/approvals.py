@@ -17,7 +17,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from agents_ui.decisions import Plan
-from agents_ui.display.run_view import RunView, dom_id
+from agents_ui.display.run_view import RunView
+from agents_ui.display.values import dom_id
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import agent_client, sdk_client
 from agents_ui.endpoints.plans import plan_inputs, user_abilities

@@ -16,7 +16,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
-from agents_ui.display.run_view import RunView, call_dom
+from agents_ui.display.run_view import RunView
+from agents_ui.display.values import call_dom
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Run
 from agents_ui.runs.history import transcript_of

@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_POST
 
-from agents_ui.display.run_view import dom_id
+from agents_ui.display.values import dom_id
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import agent_client, sdk_client
 from agents_ui.models import AgentEndpoint, Feedback, Message, Run

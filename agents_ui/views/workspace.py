@@ -14,7 +14,8 @@ from django.template.response import TemplateResponse
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.display.activities import prior_surfaces, sent_actions
-from agents_ui.display.run_view import RunView, pretty_json
+from agents_ui.display.run_view import RunView
+from agents_ui.display.values import pretty_json
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Feedback, Message, Run
 from agents_ui.runs.history import thought_seconds, thread_runs

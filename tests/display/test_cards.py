@@ -13,7 +13,8 @@ from django.utils import timezone
 from agents_ui.decisions import UserAbilities, decide
 from agents_ui.display.cards import ApprovalCard
 from agents_ui.display.markdown import markdown_html, simple_markdown_html
-from agents_ui.display.run_view import RunView, dom_id
+from agents_ui.display.run_view import RunView
+from agents_ui.display.values import dom_id
 from agents_ui.models import Conversation, Run
 from agents_ui.sdk import TranscriptBuilder
 from agents_ui.sdk import policy as ext

@@ -19,8 +19,9 @@ from django.test import AsyncClient
 
 from agents_ui.decisions import Observations, UserAbilities
 from agents_ui.decisions import decide as decide_plan
-from agents_ui.display.run_view import RunView, dom_id
+from agents_ui.display.run_view import RunView
 from agents_ui.display.stream_diff import StreamRenderer
+from agents_ui.display.values import dom_id
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import Conversation, Run
 from agents_ui.runs.history import transcript_of
