@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from agents_ui.display.cards import ApprovalCard, ApprovalForm, DecisionCard
 from agents_ui.display.values import confirmed_call, dom_id, plain_arguments, pretty_json
+from agents_ui.runs.resume import answer_prefix, resume_shape
 
 if TYPE_CHECKING:
     from agents_ui.display.run_view import RunView
@@ -98,6 +99,8 @@ def _interrupts(view: RunView) -> list[ApprovalCard]:
         if original:  # a confirmation tool wrapping the call it asks about: show that call
             tool, args = original
         info = view.tool_info(tool)
+        # What the agent's schema takes: edited arguments or not, a form beside yes or no.
+        shape = resume_shape(schema)
         edited_schema = (schema.get("properties") or {}).get("editedArgs")
         expired = past(interrupt.expires_at)
         args_json = pretty_json(args)
@@ -108,7 +111,7 @@ def _interrupts(view: RunView) -> list[ApprovalCard]:
                 tool=tool,
                 args=args,
                 args_json=args_json,
-                editable=view.plan["approvals"].details.can_edit(schema),
+                editable=view.plan["approvals"].details.can_edit(schema) and shape.edits,
                 in_place=False,
                 reason=interrupt.reason,
                 message=interrupt.message,
@@ -118,6 +121,9 @@ def _interrupts(view: RunView) -> list[ApprovalCard]:
                 side_effect_class=metadata.get("sideEffectClass") or info.get("side_effect_class"),
                 idempotency=metadata.get("idempotency") or info.get("idempotency"),
                 edit_schema=edited_schema if isinstance(edited_schema, dict) else None,
+                fields=shape.fields,
+                field_prefix=answer_prefix(interrupt.id),
+                answer_problem=shape.problem,
                 record=DecisionCard(
                     label="Expired",
                     tone="warn",

@@ -67,6 +67,11 @@ class ApprovalCard:
     idempotency: str | None = None
     # The JSON Schema edited arguments must fit (None: any JSON object).
     edit_schema: dict[str, Any] | None = None
+    # What else the agent's responseSchema asks beside the decision (runs/resume.py), the prefix of
+    # their field names, and why the card cannot send what the schema asks, if so.
+    fields: list[Any] = field(default_factory=list)
+    field_prefix: str = ""
+    answer_problem: str = ""
     record: DecisionCard | None = None
     # Never decided, and nobody can now: the run stopped waiting.
     stale: bool = False
@@ -104,6 +109,10 @@ class ToolCallCard:
     args_error: str | None
     edited_from: str  # what the agent asked, when a decision edited the arguments
     has_result: bool
+    # A call an interrupt asks about waits for the person, then shows their decision: a
+    # confirmation call (ADK's) never gets a result of its own (docs/PROTOCOLS.md 1.3).
+    decided: DecisionCard | None
+    asking: bool
     result: str
     result_hidden: int
     result_error: str | None

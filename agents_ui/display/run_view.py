@@ -194,6 +194,8 @@ class RunView:
             if edited
             else "",
             has_result=call.has_result,
+            decided=decision_card(record) if record is not None and not call.has_result else None,
+            asking=record is None and not call.has_result and self._asks_about(call),
             result=result,
             result_hidden=result_hidden,
             result_error=call.result_error,
@@ -250,6 +252,13 @@ class RunView:
             if interrupt.tool_call_id == target and interrupt.id in self.decided:
                 return self.decided[interrupt.id]
         return None
+
+    def _asks_about(self, call: Any) -> bool:
+        """An interrupt of this run, still to decide, is about this call."""
+        decided = self.decided or {}
+        return any(
+            i.tool_call_id == call.id and i.id not in decided for i in self.transcript.open_interrupts
+        )
 
     def _deciding(self, call_id: str) -> str:
         """The open interrupt about this call that its confirmation card decides ("" when none)."""
