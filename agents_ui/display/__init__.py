@@ -1,1 +1,1 @@
-"""How a run is shown: its cards, its Markdown, its media and what the live stream sends."""
+"""What the product draws of a run: how the SDK's records map to the templates that show them."""

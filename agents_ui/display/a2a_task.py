@@ -3,15 +3,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils.safestring import mark_safe
 
 from agents_ui.display.markdown import markdown_html
 from agents_ui.display.state_tree import state_tree
-from agents_ui.sdk.a2a_fold import A2AArtifact, TaskRecord
 from agents_ui.sdk.limits import safe_link
+from agents_ui.sdk.transcript import Artifact, TaskStatus
 
+LABELS = {
+    "submitted": "Submitted",
+    "working": "Working",
+    "input-required": "Waiting for your answer",
+    "auth-required": "Needs authorization",
+    "completed": "Completed",
+    "failed": "Failed",
+    "canceled": "Canceled",
+    "rejected": "Rejected",
+}
 TONES = {
     "completed": "ok",
     "input-required": "warn",
@@ -22,14 +33,14 @@ TONES = {
 }
 
 
-def _part_view(artifact: A2AArtifact, index: int, part: Any) -> dict[str, Any]:
+def _part_view(artifact: Artifact, index: int, part: Any) -> dict[str, Any]:
     view: dict[str, Any] = {"kind": part.kind, "media_type": part.media_type or _default(part.kind)}
     if part.kind == "text":
         view["html"] = mark_safe(markdown_html(part.text))  # sanitised by nh3
     elif part.kind == "data":
         view["tree"] = state_tree(part.data)
     else:
-        view["filename"] = part.filename or f"{artifact.name or artifact.artifact_id}-{index + 1}"
+        view["filename"] = part.filename or f"{artifact.name or artifact.id}-{index + 1}"
         view["size"] = part.size
         view["downloadable"] = part.raw is not None
         view["link"] = safe_link(part.url) if part.url else None
@@ -41,19 +52,24 @@ def _default(kind: str) -> str:
     return {"text": "text/plain", "data": "application/json"}.get(kind, "application/octet-stream")
 
 
-def task_view(task: TaskRecord | None, stopped: bool = False) -> dict[str, Any] | None:
-    """What a2a_task.html shows of a task (None for runs of the other protocols); `stopped`: the run
-    was stopped, which canceled a task still at work."""
+def task_view(
+    task: TaskStatus | None, stopped: bool = False, artifacts: Iterable[Artifact] = ()
+) -> dict[str, Any] | None:
+    """What a2a_task.html shows of a task and the artifacts that came in the stream (None for runs
+    without a task); `stopped`: the run was stopped, which canceled a task still at work."""
     if task is None:
         return None
-    state, label = task.state, task.label
+    state = task.state
+    label = LABELS.get(state, state or "Unknown")
     if stopped and not task.final and not task.waiting:
         state, label = "canceled", "Canceled"
-    artifacts = []
-    for artifact in task.artifacts.values():
-        artifacts.append(
+    shown = []
+    for artifact in artifacts:
+        if artifact.remote:
+            continue
+        shown.append(
             {
-                "id": artifact.artifact_id,
+                "id": artifact.id,
                 "name": artifact.name or "Artifact",
                 "description": artifact.description,
                 "media_types": artifact.media_types,
@@ -70,5 +86,5 @@ def task_view(task: TaskRecord | None, stopped: bool = False) -> dict[str, Any] 
         "needs_auth": state == "auth-required",
         "text": task.status_text,
         "progress": task.progress[-1] if task.progress and state in ("submitted", "working") else "",
-        "artifacts": artifacts,
+        "artifacts": shown,
     }

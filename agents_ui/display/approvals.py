@@ -51,11 +51,12 @@ def decision_card(record: Any) -> DecisionCard:
 
 def approval_cards(view: RunView) -> list[ApprovalCard]:
     """Every request of the run: those decided first, then those waiting, each in the order asked."""
-    external = view.transcript.approvals
+    external = {approval.id for approval in view.transcript.in_run_approvals}
     decided = [
         _decided_interrupt(record) for record in view.decided.values() if record.request_id not in external
     ]
-    return decided + _interrupts(view) + [_external(view, approval) for approval in external.values()]
+    in_run = [_external(view, approval) for approval in view.transcript.in_run_approvals]
+    return decided + _interrupts(view) + in_run
 
 
 def approval_forms(view: RunView) -> list[ApprovalForm]:
@@ -141,12 +142,12 @@ def _interrupts(view: RunView) -> list[ApprovalCard]:
 
 def _external(view: RunView, approval: Any) -> ApprovalCard:
     """An external agent's request (pending or resolved), decided while its stream waits."""
-    info = view.tool_info(approval.public_name or "")
+    info = view.tool_info(approval.name or "")
     schema = info.get("schema")
     return ApprovalCard(
         id=approval.id,
         dom=dom_id("apr", approval.id),
-        tool=approval.public_name or "",
+        tool=approval.name or "",
         args=approval.input or {},
         args_json=pretty_json(approval.input or {}),
         editable=view.plan["approvals"].details.can_edit(),
@@ -170,7 +171,7 @@ def _external_record(view: RunView, approval: Any) -> DecisionCard:
     return DecisionCard(
         label=label,
         tone="warn" if expired else "ok" if approval.decision == "approve" else "bad",
-        tool=approval.public_name or "",
+        tool=approval.name or "",
         request_id=approval.id,
         expired_at=approval.expires_at if expired else None,
         by="" if expired else "someone outside this product",

@@ -38,7 +38,7 @@ from agents_ui.display.values import (
     shown_tail,
 )
 from agents_ui.models import AgentEndpoint, Conversation, Run
-from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
+from agents_ui.sdk.agui.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.transcript import Transcript
 
 

@@ -7,7 +7,9 @@ import json
 from django import template
 from django.utils.safestring import SafeString
 
+from agents_ui.display.a2ui import template_for
 from agents_ui.display.markdown import simple_markdown_html
+from agents_ui.sdk.a2ui.render import Node
 
 register = template.Library()
 
@@ -39,3 +41,9 @@ def a2ui_value(value: object) -> str:
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)[:300]
     return str(value)[:300]
+
+
+@register.filter
+def a2ui_template(node: Node) -> str:
+    """The template that draws an A2UI component (agents_ui/display/a2ui.py)."""
+    return template_for(node)

@@ -24,11 +24,12 @@ async def download(request: Any, run_id: Any, artifact_id: str, index: int) -> H
     if run.conversation.endpoint.protocol != AgentEndpoint.Protocol.A2A:
         raise Http404("No such file.")
     transcript = await sync_to_async(transcript_of)(run)
-    artifact = transcript.task.artifacts.get(artifact_id) if transcript.task else None
-    if artifact is None or not 0 <= index < len(artifact.parts) or artifact.parts[index].raw is None:
+    artifact = transcript.artifacts.get(artifact_id)
+    inline = artifact is not None and not artifact.remote and 0 <= index < len(artifact.parts)
+    if not inline or artifact.parts[index].raw is None:
         raise Http404("No such file.")
     part = artifact.parts[index]
-    name = part.filename or f"{artifact.name or artifact.artifact_id}-{index + 1}"
+    name = part.filename or f"{artifact.name or artifact.id}-{index + 1}"
     # The agent's type is only a label: the browser is told to save it, never to render it.
     response = HttpResponse(part.raw, content_type="application/octet-stream")
     response["Content-Disposition"] = content_disposition_header(True, name)

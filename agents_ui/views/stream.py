@@ -23,7 +23,8 @@ from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
 from agents_ui.runs.history import decided_for, decided_in, thought_seconds, thread_runs
 from agents_ui.runs.live import LiveRun, live_run
-from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+from agents_ui.sdk.folding import TranscriptBuilder
+from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.access import users_run
 
 # The browser gets at most this many swaps a second per run: a fast agent is coalesced, a slow

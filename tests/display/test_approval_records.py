@@ -13,7 +13,7 @@ from agents_ui.decisions import UserAbilities, decide
 from agents_ui.display.run_view import RunView
 from agents_ui.models import ApprovalRecord, Conversation, Run
 from agents_ui.sdk import SseParser, TranscriptBuilder, fold, parse_event
-from agents_ui.sdk import policy as ext
+from agents_ui.sdk.external import policy as ext
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db

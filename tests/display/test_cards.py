@@ -17,7 +17,7 @@ from agents_ui.display.run_view import RunView
 from agents_ui.display.values import dom_id
 from agents_ui.models import Conversation, Run
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.sdk import policy as ext
+from agents_ui.sdk.external import policy as ext
 from tests.factories import make_endpoint, make_user
 from tests.test_layers import PACKAGE, imported_names, modules
 

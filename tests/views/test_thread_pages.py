@@ -6,7 +6,6 @@ agent answers the n-th run with the n-th capture, and sees what the product send
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -25,11 +24,11 @@ from agents_ui.display.values import dom_id
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import Conversation, Run
 from agents_ui.runs.history import transcript_of
-from agents_ui.runs.live import LIVE
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.sdk.agui import parse_event_object
+from agents_ui.sdk.agui.client import parse_event_object
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -53,12 +52,6 @@ def captures_agent(*names: str):
 class Person(AsyncClient):
     async def post(self, path, data=None, **extra):
         return await super().post(path, data, headers={"HX-Request": "true"}, **extra)
-
-
-async def settle() -> None:
-    async with asyncio.timeout(20):
-        while LIVE:
-            await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
 
 
 @pytest.fixture
