@@ -137,8 +137,6 @@ def test_importing_the_sdk_loads_no_django():
 # Views and templates read the plan, never the protocol: what differs per protocol is in its adapter
 # (agents_ui/runs/protocols/) and its reader (agents_ui/capabilities/readers/).
 PROTOCOL_NAME = re.compile(r"(?<![a-z0-9])(external|a2a|agui|ag-ui)(?![a-z0-9])|protocol\.", re.IGNORECASE)
-# The presenters, on their way to agents_ui/display/, are checked where they land.
-PRESENTERS = {"run_render.py", "activities.py", "media.py", "state_tree.py", "a2a_task.py"}
 # At most one partial per protocol, where one is truly needed: none is, today.
 PROTOCOL_PARTIALS: set[str] = set()
 
@@ -162,7 +160,6 @@ def test_no_view_module_names_a_protocol():
     found = [
         hit
         for path in sorted((PACKAGE / "views").glob("*.py"))
-        if path.name not in PRESENTERS
         for hit in protocol_names(path)
     ]
     assert found == []
@@ -188,8 +185,16 @@ def test_the_sdk_names_no_template():
             assert not found, f"{name} names a template: {found[:3]}"
 
 
-def test_no_sdk_module_is_longer_than_six_hundred_lines():
-    for name, path in modules().items():
-        if name.startswith("agents_ui.sdk"):
-            lines = len(path.read_text().splitlines())
-            assert lines <= 600, f"{name} has {lines} lines"
+# The rules about controls live in one module on purpose; the demo agents' scripted data is data.
+LONG_BY_DESIGN = {"agents_ui.decisions"}
+
+
+def test_no_module_is_longer_than_six_hundred_lines():
+    too_long = {
+        name: lines
+        for name, path in modules().items()
+        if name not in LONG_BY_DESIGN
+        and not name.startswith("agents_ui.demo.")
+        and (lines := len(path.read_text().splitlines())) > 600
+    }
+    assert too_long == {}

@@ -4,50 +4,23 @@ from __future__ import annotations
 
 import json
 
-import nh3
 from django import template
-from django.utils.safestring import SafeString, mark_safe
-from markdown_it import MarkdownIt
+from django.utils.safestring import SafeString
 
 from agents_ui.display.a2ui import template_for
+from agents_ui.display.markdown import simple_markdown_html
 from agents_ui.sdk.a2ui.render import Node
 
 register = template.Library()
 
-# A2UI's Text takes "simple Markdown (without HTML, images, or links)": raw HTML is off, and links
-# and images are dropped by the sanitiser (their words stay).
-_TAGS = {
-    "p",
-    "br",
-    "strong",
-    "em",
-    "code",
-    "pre",
-    "blockquote",
-    "ul",
-    "ol",
-    "li",
-    "del",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-}
-_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False})
 _LEVELS = {"h1": 3, "h2": 4, "h3": 5, "h4": 6, "h5": 6}
 
 
 @register.filter
 def a2ui_text(text: str, variant: str = "body") -> SafeString:
-    """A Text component's words: inline Markdown in a heading or a button, Markdown blocks otherwise."""
-    text = str(text or "")
-    if variant in _LEVELS or variant == "inline":
-        html = _markdown.renderInline(text.lstrip("#").strip())
-        tags = {"strong", "em", "code", "del"}
-    else:
-        html = _markdown.render(text)
-        tags = _TAGS
-    return mark_safe(nh3.clean(html, tags=tags, attributes={}, url_schemes=set()))
+    """A Text component's words: inline Markdown in a heading or a button, Markdown blocks otherwise
+    (A2UI's "simple Markdown": display/markdown.py drops HTML, images and links, keeping their words)."""
+    return simple_markdown_html(str(text or ""), inline=variant in _LEVELS or variant == "inline")
 
 
 @register.filter

@@ -1,4 +1,4 @@
-"""The task of a run, rendered by agents_ui/task.html (agents_ui.views.a2a_task)."""
+"""The task of a run, rendered by agents_ui/task.html (agents_ui.display.task)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from typing import Any
 
 from django import template
 
+from agents_ui.display.task import task_view
+
 register = template.Library()
 
 
 @register.inclusion_tag("agents_ui/task.html")
 def run_task(rv: Any, run: Any) -> dict[str, Any]:
-    from agents_ui.views.a2a_task import task_view
-
     profile = getattr(rv.plan, "profile", None)
     credentials = profile.credentials.value if profile is not None else None
     stopped = getattr(run, "status", "") == "cancelled"

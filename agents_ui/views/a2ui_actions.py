@@ -15,6 +15,8 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from agents_ui.display.activities import dom_of, prior_surfaces, refused_by_plan, surfaces_before
+from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs import turns
@@ -23,9 +25,7 @@ from agents_ui.runs.live import start_run
 from agents_ui.runs.protocols import NotFound, adapter_for
 from agents_ui.sdk import a2ui
 from agents_ui.views.access import users_run
-from agents_ui.views.activities import dom_of, prior_surfaces, refused_by_plan, surfaces_before
 from agents_ui.views.htmx import HtmxHttpRequest
-from agents_ui.views.run_render import RunView
 
 
 def _note(request: HtmxHttpRequest, run: Run, target_id: str, problems: list[str]) -> HttpResponse:
@@ -86,7 +86,7 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     old = RunView(run, transcript, plan, a2ui_prior=prior)
     old.a2ui_sent = {record.message_id: {surface.id: action}}
     new_view = RunView(new_run, transcript_of(new_run), plan, live=True)
-    context = {"old": old, "new": new_view, "a": old.activity_view(record), "action": action}
+    context = {"old": old, "new": new_view, "activity": old.activity_view(record), "action": action}
     return TemplateResponse(request, "agents_ui/a2ui/sent.html", context)
 
 

@@ -15,6 +15,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
+from agents_ui.display.run_view import RunView
+from agents_ui.display.values import dom_id
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.history import decided_for, transcript_of
@@ -23,7 +25,6 @@ from agents_ui.runs.protocols import NotFound, Refused, adapter_for
 from agents_ui.runs.turns import Busy
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
-from agents_ui.views.run_render import RunView, dom_id
 
 
 def _note(request: HtmxHttpRequest, run: Run, target_id: str, text: str, tone: str = "error") -> HttpResponse:
@@ -60,7 +61,7 @@ async def decide(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     transcript = await sync_to_async(transcript_of)(run)
     decided = await sync_to_async(decided_for)(run)
     view = RunView(run, transcript, plan)
-    shown = {i["id"]: i for i in [*view.interrupts(), *view.approvals()]}
+    shown = {card.id: card for card in view.approvals()}
     try:
         outcome = await adapter_for(endpoint).decide(run, transcript, shown, decided, request.POST, user)
     except NotFound as missing:

@@ -16,6 +16,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
+from agents_ui.display.run_view import RunView
+from agents_ui.display.values import call_dom
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs import turns
@@ -25,7 +27,6 @@ from agents_ui.runs.live import start_run
 from agents_ui.runs.protocols import DISMISSED, NotFound, adapter_for, client_tool, other_answer, read_answer
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
-from agents_ui.views.run_render import RunView, call_dom
 
 
 class _Refused(Exception):
@@ -59,7 +60,7 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
         raise Http404("No such tool call.")
     # The calls the run left for the client, and, of those, the ones without a kept answer yet.
     asked = RunView(run, transcript, plan)
-    awaiting = [c.id for c in transcript.tool_calls.values() if asked.call_view(c)["awaiting"]]
+    awaiting = [c.id for c in transcript.tool_calls.values() if asked.call_view(c).awaiting]
     try:
         if call.id not in awaiting or call.id in kept_answers(run):
             raise _Refused("This call is not waiting for an answer.")

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import push_url, reswap, retarget
 
 from agents_ui.decisions import Plan
+from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
 from agents_ui.runs import turns
@@ -27,7 +28,6 @@ from agents_ui.sdk import sniff_mime_type
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
 from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
-from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import new_client_token, render_workspace
 
 

@@ -9,11 +9,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_POST
 
+from agents_ui.display.values import dom_id
 from agents_ui.models import Feedback, Message, Run
 from agents_ui.runs.protocols import Unavailable, adapter_for
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
-from agents_ui.views.run_render import dom_id
 
 
 @login_required
@@ -50,6 +50,6 @@ def _answer(
         template, context = "agents_ui/run.html#feedback-note", {"note": note, "done": done}
     else:
         remote_id, value = rated
-        m = {"id": remote_id, "dom": dom_id("msg", remote_id), "feedback": value}
-        template, context = "agents_ui/run.html#feedback", {"m": m, "run": run, "note": note}
+        answer = {"id": remote_id, "dom": dom_id("msg", remote_id), "feedback": value}
+        template, context = "agents_ui/run.html#feedback", {"answer": answer, "run": run, "note": note}
     return fragment_or_page(request, template, context, page=run.conversation.get_absolute_url(), note=note)

@@ -15,6 +15,9 @@ from django.utils import timezone
 
 from agents_ui.capabilities import Observations
 from agents_ui.capabilities.profile import NOTHING_SEEN
+from agents_ui.display.activities import prior_surfaces
+from agents_ui.display.run_view import RunView
+from agents_ui.display.stream_diff import StreamRenderer
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
@@ -23,8 +26,6 @@ from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.folding import TranscriptBuilder
 from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.access import users_run
-from agents_ui.views.activities import prior_surfaces
-from agents_ui.views.run_render import RunView, StreamRenderer
 
 # The browser gets at most this many swaps a second per run: a fast agent is coalesced, a slow
 # one still shows each word as it comes.

@@ -13,6 +13,10 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
+from agents_ui.display.activities import prior_surfaces, sent_actions
+from agents_ui.display.run_view import RunView
+from agents_ui.display.state_tree import state_tree
+from agents_ui.display.values import pretty_json
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Feedback, Message, Run
 from agents_ui.runs.history import thought_seconds, thread_runs
@@ -20,12 +24,9 @@ from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
 from agents_ui.runs.throttle import allowance
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
-from agents_ui.views.activities import prior_surfaces, sent_actions
 from agents_ui.views.client_tools import kept_answers
 from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
-from agents_ui.views.run_render import RunView, pretty_json
-from agents_ui.views.state_tree import state_tree
 
 
 @login_required

@@ -9,6 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents_ui.decisions import UserAbilities
+from agents_ui.display.run_view import RunView, render_run
 from agents_ui.endpoints.cards import status_line
 from agents_ui.endpoints.discovery import discover_one
 from agents_ui.endpoints.plans import plan_inputs
@@ -16,7 +17,6 @@ from agents_ui.models import AgentEndpoint, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import start_run, stop_run
-from agents_ui.views.run_render import RunView, render_run
 from tests.factories import make_endpoint, make_user
 from tests.support.a2a_agent import A2ATestAgent
 from tests.support.waiting import eventually
@@ -326,9 +326,9 @@ def test_the_admin_shows_the_credentials_the_card_requires(client):
 
 
 def test_a_stopped_task_shows_as_canceled_and_data_keeps_whole_numbers():
+    from agents_ui.display.task import task_view
     from agents_ui.sdk.a2a.fold import whole_numbers
     from agents_ui.sdk.transcript import TaskStatus
-    from agents_ui.views.a2a_task import task_view
 
     working = TaskStatus(task_id="t", state="working", progress=["busy"])
     assert task_view(working)["label"] == "Working" and task_view(working)["progress"] == "busy"

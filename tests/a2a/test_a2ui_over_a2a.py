@@ -10,6 +10,7 @@ from google.protobuf.json_format import MessageToDict, ParseDict
 
 from agents_ui.capabilities import read_card
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.activities import prior_surfaces
 from agents_ui.endpoints.discovery import discover_one
 from agents_ui.endpoints.plans import plan_inputs
 from agents_ui.models import AgentEndpoint, Conversation, Run
@@ -19,7 +20,6 @@ from agents_ui.sdk import a2ui
 from agents_ui.sdk.a2a.client import A2AAgent, pb
 from agents_ui.sdk.a2a.fold import is_a2ui
 from agents_ui.sdk.folding import fold
-from agents_ui.views.activities import prior_surfaces
 from tests.a2a.test_a2a_runs import finish, turn
 from tests.support.waiting import eventually
 

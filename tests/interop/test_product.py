@@ -13,11 +13,11 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.run_view import RunView, render_run
 from agents_ui.models import ApprovalRecord, Conversation, Message, Run
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import RunRequest, ToolAnswer
 from agents_ui.runs.live import start_run
-from agents_ui.views.run_render import RunView, render_run
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
 
@@ -150,14 +150,14 @@ async def test_agent_framework_confirm_changes_is_answered_by_the_approval_it_as
     plan = decide(user=UserAbilities(can_approve=True, can_upload=True, can_view_reasoning=True))
     view = RunView(run, transcript, plan)
     card = view.call_view(confirm)
-    assert card["client"].name == "confirm_changes" and card["decides"] == interrupt.id
+    assert card.client.name == "confirm_changes" and card.decides == interrupt.id
     # One way to answer one question: the card decides, the approval form does not ask again.
-    assert view.open_interrupts() == [] and [i["id"] for i in view.interrupts()] == [interrupt.id]
+    assert view.approval_forms() == [] and [a.id for a in view.approvals() if a.open] == [interrupt.id]
     page = await sync_to_async(render_run)(view)
     assert "data-approval-form" not in page and f'name="decision-{interrupt.id}" value="approve"' in page
     # Without the right to approve, the card decides nothing and the form says why.
     looking = RunView(run, transcript, plan, can_approve=False)
-    assert not looking.call_view(confirm)["decides"] and looking.open_interrupts()
+    assert not looking.call_view(confirm).decides and looking.approval_forms()
     resumed = await _resume(run, {"approved": True})
     assert resumed.status == Run.Status.COMPLETED, resumed.error
     assert REFUND in await _answer(resumed)
@@ -165,4 +165,4 @@ async def test_agent_framework_confirm_changes_is_answered_by_the_approval_it_as
         run=run, request_id=interrupt.id, tool_name="issue_refund", arguments={}, decision="approved"
     )
     card = RunView(run, transcript, plan, decided={interrupt.id: record}).call_view(confirm)
-    assert card["answered"] and not card["decides"] and card["decision"]["label"] == "Approved"
+    assert card.answered and not card.decides and card.decision.label == "Approved"

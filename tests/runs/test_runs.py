@@ -13,11 +13,13 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agents_ui.decisions import Observations, UserAbilities, decide
+from agents_ui.display.markdown import markdown_html
+from agents_ui.display.run_view import RunView, render_run
+from agents_ui.display.stream_diff import StreamRenderer
 from agents_ui.models import ApprovalRecord, Conversation, Message, Run, RunEvent
 from agents_ui.runs.history import thread_runs
 from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import start_run, stop_run
-from agents_ui.views.run_render import RunView, StreamRenderer, markdown_html, render_run
 from tests.conftest import CAPTURES
 from tests.factories import make_endpoint, make_user
 from tests.support.waiting import until_live

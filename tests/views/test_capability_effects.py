@@ -12,9 +12,9 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from agents_ui.decisions import decide
+from agents_ui.display.run_view import RunView, render_run
 from agents_ui.models import Conversation, Message, Run
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.views.run_render import RunView, render_run
 from tests.factories import make_endpoint, make_user
 from tests.support.htmx import HtmxClient
 from tests.support.waiting import settle

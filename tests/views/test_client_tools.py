@@ -12,6 +12,7 @@ from django.template.loader import render_to_string
 
 from agents_ui.capabilities import read_agui
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
@@ -19,7 +20,6 @@ from agents_ui.runs.inputs import ToolAnswer
 from agents_ui.runs.protocols.agui import offered_client_tools
 from agents_ui.sdk import SseParser, fold, parse_event
 from agents_ui.sdk.agui.client_tools import DISMISSED, client_tool, read_answer
-from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import _turns
 from tests.conftest import CAPTURES
 from tests.factories import make_endpoint, make_user
@@ -183,8 +183,8 @@ async def test_a_call_id_used_again_in_a_later_run_is_a_new_call_to_answer(fake_
     turns = await sync_to_async(_turns)(conversation, plan, True)
     views = {view.run.pk: view for _, view in turns}
     first, last = views[run.pk], views[later.pk]
-    assert first.call_view(first.transcript.tool_calls["call-again"])["answered"]
-    assert last.call_view(last.transcript.tool_calls["call-again"])["awaiting"]
+    assert first.call_view(first.transcript.tool_calls["call-again"]).answered
+    assert last.call_view(last.transcript.tool_calls["call-again"]).awaiting
     response = await client.post(f"/runs/{later.pk}/answer/", {"call": "call-again", "answer": "Lisbon"})
     assert response.status_code == 200
     await settle()
@@ -250,24 +250,24 @@ def test_a_call_a_real_agent_left_for_the_client_can_be_answered_with_its_argume
     view = capture_view(path, Run.Status.COMPLETED)
     [call] = [c for c in view.transcript.tool_calls.values() if c.name == name]
     shown = view.call_view(call)
-    assert shown["awaiting"] and shown["client"] is None and shown["has_args"]
-    assert '"steps"' in shown["args"]
+    assert shown.awaiting and shown.client is None and shown.has_args
+    assert '"steps"' in shown.args
 
 
 def test_a_call_of_a_run_an_approval_holds_is_left_to_the_approval():
     # Agent Framework's confirm_changes and ADK's adk_request_confirmation never get a result.
     for path in (INTEROP / "agent-framework-refund-approve-1.sse", INTEROP / "adk-refund-approve-1.sse"):
         view = capture_view(path, Run.Status.INTERRUPTED)
-        assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
+        assert not any(view.call_view(c).awaiting for c in view.transcript.tool_calls.values())
         view.run.status = Run.Status.COMPLETED  # even where the run is taken for completed
-        assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
+        assert not any(view.call_view(c).awaiting for c in view.transcript.tool_calls.values())
 
 
 def test_an_external_agents_call_is_its_own_to_finish():
     view = capture_view(CAPTURES / "starter-human_in_the_loop.sse", Run.Status.COMPLETED, protocol="external")
-    assert not any(view.call_view(c)["awaiting"] for c in view.transcript.tool_calls.values())
+    assert not any(view.call_view(c).awaiting for c in view.transcript.tool_calls.values())
     running = capture_view(CAPTURES / "starter-human_in_the_loop.sse", Run.Status.RUNNING)
-    assert not any(running.call_view(c)["awaiting"] for c in running.transcript.tool_calls.values())
+    assert not any(running.call_view(c).awaiting for c in running.transcript.tool_calls.values())
 
 
 # --- Microsoft Agent Framework's confirm_changes -----------------------------------------------------
@@ -290,16 +290,16 @@ def confirm_changes_view(run_status: str, decided: dict | None = None) -> tuple[
 
 
 def card_html(view: RunView, call) -> str:
-    return render_to_string("agents_ui/run.html#tool-call", view.context(c=view.call_view(call)))
+    return render_to_string("agents_ui/run.html#tool-call", view.context(call=view.call_view(call)))
 
 
 def test_confirm_changes_is_a_confirm_card_that_decides_the_approval_naming_the_same_call():
     view, call = confirm_changes_view(Run.Status.INTERRUPTED)
     [interrupt] = view.transcript.open_interrupts
     shown = view.call_view(call)
-    assert shown["client"].name == "confirm_changes" and not shown["awaiting"]
+    assert shown.client.name == "confirm_changes" and not shown.awaiting
     # Agent Framework refuses a tool message while its approval waits: the card decides the interrupt.
-    assert shown["decides"] == interrupt.id and interrupt.tool_call_id == "call_refund"
+    assert shown.decides == interrupt.id and interrupt.tool_call_id == "call_refund"
     html = card_html(view, call)
     assert f'name="decision-{interrupt.id}" value="approve"' in html
     assert f"/runs/{view.run.pk}/decide" in html.replace("decide/", "decide")
@@ -311,8 +311,8 @@ def test_confirm_changes_is_the_one_way_to_answer_its_approval():
     [interrupt] = view.transcript.open_interrupts
     # The approval form does not ask the same question again; the decision is still recorded from
     # the interrupt's own call and arguments.
-    assert view.open_interrupts() == []
-    assert [(i["id"], i["tool"]) for i in view.interrupts()] == [(interrupt.id, "issue_refund")]
+    assert view.approval_forms() == []
+    assert [(a.id, a.tool) for a in view.approvals() if a.open] == [(interrupt.id, "issue_refund")]
     page = render_to_string("agents_ui/run.html#run", view.context())
     assert "data-approval-form" not in page and f'id="{view.dom}-decision-errors"' in page
     # Edited arguments, where the interrupt takes them, are offered on the card.
@@ -328,7 +328,7 @@ def test_confirm_changes_is_the_one_way_to_answer_its_approval():
     assert f'name="decision-{interrupt.id}" value="edit"' in edit_card and "A-1001" in edit_card
     # Without the right to approve, the card decides nothing and the form says why.
     looking = RunView(view.run, view.transcript, view.plan, can_approve=False)
-    assert not looking.call_view(call)["decides"] and looking.open_interrupts()
+    assert not looking.call_view(call).decides and looking.approval_forms()
     assert "Decided with the agent's approval request" in card_html(looking, call)
 
 
@@ -341,7 +341,7 @@ def test_a_decided_confirm_changes_reads_as_answered_not_waiting():
     )  # fmt: skip
     view.decided = {interrupt.id: record}
     shown = view.call_view(call)
-    assert shown["answered"] and not shown["decides"] and shown["decision"]["label"] == "Rejected"
+    assert shown.answered and not shown.decides and shown.decision.label == "Rejected"
     html = card_html(view, call)
     assert 'data-answer-state="answered"' in html and "Declined" in html and "<form" not in html
 

@@ -12,10 +12,12 @@ from ag_ui.core import RunFinishedEvent, RunStartedEvent, StepFinishedEvent, Ste
 from django.utils import timezone
 
 from agents_ui.decisions import decide
+from agents_ui.display.run_view import RunView, render_run
+from agents_ui.display.stream_diff import StreamRenderer
+from agents_ui.display.values import seconds_label
 from agents_ui.models import Conversation, Run, RunEvent
 from agents_ui.runs.event_log import event_record, replay
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.views.run_render import RunView, StreamRenderer, render_run, seconds_label
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db

@@ -18,12 +18,14 @@ from django.test import AsyncClient
 
 from agents_ui.decisions import Observations, UserAbilities
 from agents_ui.decisions import decide as decide_plan
+from agents_ui.display.run_view import RunView
+from agents_ui.display.stream_diff import StreamRenderer
+from agents_ui.display.values import dom_id
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import Conversation, Run
 from agents_ui.runs.history import transcript_of
 from agents_ui.sdk import TranscriptBuilder
 from agents_ui.sdk.agui.client import parse_event_object
-from agents_ui.views.run_render import RunView, StreamRenderer, dom_id
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
 from tests.support.waiting import settle
@@ -241,7 +243,7 @@ def test_a_text_tool_result_is_shown_without_json_quotes(conversation):
     builder.apply(ToolCallResultEvent(message_id="r", tool_call_id="c", content='"Sent to Ada"'))
     view = RunView(run, builder.transcript, decide_plan(user=UserAbilities()))
     [item] = view.items()
-    assert item["c"]["result"] == "Sent to Ada"
+    assert item.card.result == "Sent to Ada"
 
 
 async def test_explain_follows_the_reasoning_a_run_shows(thread):

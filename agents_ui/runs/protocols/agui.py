@@ -47,7 +47,7 @@ class AgUiAdapter(ProtocolAdapter):
             await frames.aclose()
 
     async def decide(
-        self, run: Run, transcript: Transcript, shown: Mapping[str, Mapping[str, Any]],
+        self, run: Run, transcript: Transcript, shown: Mapping[str, Any],
         decided: Container[str], posted: Mapping[str, str], user: Any,
     ) -> Decided:  # fmt: skip
         """One new run on the same thread whose resume answers every open interrupt at once."""
@@ -57,19 +57,19 @@ class AgUiAdapter(ProtocolAdapter):
         resume, records = [], []
         for interrupt in open_interrupts:
             choice = posted.get(f"decision-{interrupt.id}")
-            info = shown.get(interrupt.id, {})
+            info = shown.get(interrupt.id)
             if choice not in ("approve", "reject", "edit"):  # never a decision nobody chose
                 raise Refused("Choose approve or reject for each request.")
             if interrupt.expires_at and expired(interrupt.expires_at):
                 raise Refused("This request expired: the agent no longer waits for it.")
             if choice == "reject":
                 decision, edited = ApprovalRecord.Decision.REJECTED, None
-            elif choice == "edit" and info.get("editable"):
+            elif choice == "edit" and info is not None and info.editable:
                 try:
                     edited = json.loads(posted.get(f"edited-{interrupt.id}") or "")
                 except (ValueError, RecursionError) as exc:
                     raise Refused(f"The edited arguments are not valid JSON: {why(exc)}") from None
-                problem = await schema_problem(edited, _edit_schema(interrupt, info))
+                problem = await schema_problem(edited, info.edit_schema)
                 if problem:
                     raise Refused(f"The edited arguments do not fit: {problem}")
                 decision = ApprovalRecord.Decision.APPROVED_WITH_EDITS
@@ -82,8 +82,8 @@ class AgUiAdapter(ProtocolAdapter):
             resume.append({"interruptId": interrupt.id, "status": "resolved", "payload": payload})
             records.append(
                 ApprovalRecord(
-                    run=run, request_id=interrupt.id, tool_name=info.get("tool", "")[:200],
-                    arguments=info.get("args") or {}, decision=decision, edited_arguments=edited,
+                    run=run, request_id=interrupt.id, tool_name=(info.tool if info else "")[:200],
+                    arguments=(info.args if info else None) or {}, decision=decision, edited_arguments=edited,
                     decided_by=user,
                 )
             )  # fmt: skip
@@ -134,13 +134,6 @@ async def offered_client_tools(run: Run) -> list[Tool]:
     plan = decide_plan(profile=read_agui(declaration))
     return list(CLIENT_TOOLS) if plan.offers_frontend_tools else []
 
-
-def _edit_schema(interrupt: Any, info: Mapping[str, Any]) -> dict[str, Any] | None:
-    schema = interrupt.response_schema or {}
-    edited = (schema.get("properties") or {}).get("editedArgs")
-    if isinstance(edited, dict):
-        return edited
-    return info.get("schema")
 
 
 async def schema_problem(value: Any, schema: Mapping[str, Any] | None) -> str:

@@ -70,12 +70,12 @@ class ProtocolAdapter:
         raise NotImplementedError
 
     async def decide(
-        self, run: Run, transcript: Transcript, shown: Mapping[str, Mapping[str, Any]],
+        self, run: Run, transcript: Transcript, shown: Mapping[str, Any],
         decided: Container[str], posted: Mapping[str, str], user: Any,
     ) -> Decided:  # fmt: skip
         """Apply the decisions of the form (`decision-<id>` = approve | reject | edit, and
-        `edited-<id>`: JSON) on the requests `shown` (id -> what the page shows of it: tool, args,
-        schema, editable); `decided`: the ids already decided."""
+        `edited-<id>`: JSON) on the requests `shown` (id -> the approval card the page shows of it,
+        display.cards.ApprovalCard: tool, args, edit schema, editable); `decided`: ids already decided."""
         raise NotFound("No such approval.")
 
     def answer_tools(self, run: Run, answers: Sequence[dict[str, Any]]) -> Run:

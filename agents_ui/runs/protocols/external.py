@@ -51,7 +51,7 @@ class ExternalAdapter(ProtocolAdapter):
             await stream.aclose()
 
     async def decide(
-        self, run: Run, transcript: Transcript, shown: Mapping[str, Mapping[str, Any]],
+        self, run: Run, transcript: Transcript, shown: Mapping[str, Any],
         decided: Container[str], posted: Mapping[str, str], user: Any,
     ) -> Decided:  # fmt: skip
         """Post each decision of the form while the run's stream waits; the same stream goes on."""
@@ -60,11 +60,11 @@ class ExternalAdapter(ProtocolAdapter):
         if not chosen:
             raise NotFound("No such approval.")
         for approval_id in chosen:
-            await self._decide_one(run, transcript, shown.get(approval_id, {}), approval_id, posted, user)
+            await self._decide_one(run, transcript, shown.get(approval_id), approval_id, posted, user)
         return Decided(None, about=chosen[-1])
 
     async def _decide_one(
-        self, run: Run, transcript: Transcript, info: Mapping[str, Any], approval_id: str,
+        self, run: Run, transcript: Transcript, info: Any, approval_id: str,
         posted: Mapping[str, str], user: Any,
     ) -> None:  # fmt: skip
         approval = transcript.approvals[approval_id]
@@ -74,12 +74,12 @@ class ExternalAdapter(ProtocolAdapter):
         edited = None
         raw_edit = (posted.get(f"edited-{approval_id}") or "").strip()
         # Approving sends the input as edited where the person changed it.
-        if choice != "reject" and raw_edit and raw_edit != str(info.get("args_json", "")).strip():
+        if choice != "reject" and raw_edit and raw_edit != (info.args_json if info else "").strip():
             try:
                 edited = json.loads(raw_edit)
             except (ValueError, RecursionError) as exc:
                 raise Refused(f"The edited input is not valid JSON: {why(exc)}", approval_id) from None
-            problem = await schema_problem(edited, info.get("schema"))
+            problem = await schema_problem(edited, info.edit_schema if info else None)
             if problem:
                 raise Refused(f"The edited input does not fit: {problem}", approval_id)
         decision = (

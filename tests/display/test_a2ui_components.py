@@ -14,9 +14,9 @@ import pytest
 from django.template.loader import render_to_string
 
 from agents_ui.decisions import decide
+from agents_ui.display.activities import activity_view
 from agents_ui.sdk import a2ui
 from agents_ui.sdk.transcript import ActivityRecord
-from agents_ui.views.activities import activity_view
 
 RUN = SimpleNamespace(pk=uuid.UUID(int=7))
 PNG = (
@@ -55,7 +55,7 @@ def draw(record_content: Any, activity_type: str = a2ui.ACTIVITY_TYPE, overrides
     rv = SimpleNamespace(run=RUN, plan=decide(overrides=overrides), a2ui_sent={})
     record = ActivityRecord("a2ui-surface-call-1", activity_type, record_content, 3)
     a = activity_view(rv, record)
-    return render_to_string("agents_ui/run.html#activity", {"a": a, "run": RUN, "rv": rv})
+    return render_to_string("agents_ui/run.html#activity", {"activity": a, "run": RUN, "rv": rv})
 
 
 def surface(components: list[dict[str, Any]], data: Any = None, **create: Any) -> str:
@@ -420,6 +420,6 @@ def test_an_external_agents_surface_is_shown_with_its_buttons_off():
         3,
     )
     html = render_to_string(
-        "agents_ui/run.html#activity", {"a": activity_view(rv, record), "run": RUN, "rv": rv}
+        "agents_ui/run.html#activity", {"activity": activity_view(rv, record), "run": RUN, "rv": rv}
     )
     assert "data-a2ui-readonly" in html and 'name="a2ui-action"' not in html and "disabled" in html

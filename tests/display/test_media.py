@@ -25,11 +25,12 @@ from django.conf import settings
 from agents_ui.capabilities import Observations
 from agents_ui.decisions import decide
 from agents_ui.demo.agui.studio import picture_png, sound_wav
+from agents_ui.display import media
+from agents_ui.display.markdown import markdown_html, streaming_markdown
+from agents_ui.display.run_view import RunView, render_run
 from agents_ui.models import Conversation, Run, RunEvent
 from agents_ui.runs.event_log import event_record, replay
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.views import media
-from agents_ui.views.run_render import RunView, markdown_html, render_run, streaming_markdown
 from tests.factories import make_endpoint, make_user
 
 PNG = picture_png("a lighthouse")

@@ -10,10 +10,10 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.run_view import RunView
 from agents_ui.models import ApprovalRecord, Conversation, Run
 from agents_ui.sdk import SseParser, TranscriptBuilder, fold, parse_event
 from agents_ui.sdk.external import policy as ext
-from agents_ui.views.run_render import RunView
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db
@@ -118,9 +118,8 @@ def refund_card(run: Run, decided: dict) -> str:
     transcript = fold([parse_event(frame.data) for frame in parser.feed(path.read_bytes())])
     plan = decide(user=UserAbilities(can_approve=True, can_upload=True, can_view_reasoning=True))
     view = RunView(run, transcript, plan, decided=decided)
-    return render_to_string(
-        "agents_ui/run.html#tool-call", view.context(c=view.call_view(transcript.tool_calls["call_refund"]))
-    )
+    call = view.call_view(transcript.tool_calls["call_refund"])
+    return render_to_string("agents_ui/run.html#tool-call", view.context(call=call))
 
 
 def test_a_tool_card_shows_the_arguments_sent_after_an_edit_and_what_was_first_asked(refund):

@@ -16,9 +16,12 @@ from ag_ui.core import (
 )
 
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.markdown import markdown_html, streaming_markdown
+from agents_ui.display.run_view import RunView
+from agents_ui.display.stream_diff import StreamRenderer
+from agents_ui.display.values import dom_id
 from agents_ui.models import Conversation, Run
 from agents_ui.sdk import TranscriptBuilder, a2ui
-from agents_ui.views.run_render import RunView, StreamRenderer, dom_id, markdown_html, streaming_markdown
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db

@@ -14,9 +14,10 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from agents_ui.display.cards import ActivityCard
+from agents_ui.display.state_tree import state_tree
 from agents_ui.sdk import a2ui
 from agents_ui.sdk.transcript import ActivityRecord
-from agents_ui.views.state_tree import state_tree
 
 CONTROL = "generative-ui"
 # What a run's request holds when it takes a person's action on a surface to the agent.
@@ -29,22 +30,23 @@ def dom_of(run_id: Any, message_id: str) -> str:
     return f"act-{digest}"
 
 
-def activity_view(rv: Any, record: ActivityRecord) -> dict[str, Any]:
+def activity_view(rv: Any, record: ActivityRecord) -> ActivityCard:
     """What the activity templates read for one activity of a run."""
-    view = {
-        "id": record.message_id,
-        "type": record.activity_type[:80],
-        "dom": dom_of(rv.run.pk, record.message_id),
-        "note": "",
-    }
+    kind, dom = record.activity_type[:80], dom_of(rv.run.pk, record.message_id)
     renderer = RENDERERS.get(record.activity_type)
+    note = ""
     if renderer is not None:
-        refusal = refused_by_plan(rv.plan)
-        if refusal:
-            view["note"] = refusal
-        else:
-            return {**view, **renderer(rv, record, view["dom"])}
-    return {**view, "template": "agents_ui/activities/card.html", "tree": state_tree(record.content)}
+        note = refused_by_plan(rv.plan)
+        if not note:
+            return ActivityCard(id=record.message_id, type=kind, dom=dom, **renderer(rv, record, dom))
+    return ActivityCard(
+        id=record.message_id,
+        type=kind,
+        dom=dom,
+        template="agents_ui/activities/card.html",
+        note=note,
+        tree=state_tree(record.content),
+    )
 
 
 def refused_by_plan(plan: Any) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
-from agents_ui.views.state_tree import MAX_DEPTH, state_tree
+from agents_ui.display.state_tree import MAX_DEPTH, state_tree
 
 PLAN = {
     "goal": "Launch in Berlin",

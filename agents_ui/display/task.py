@@ -1,4 +1,4 @@
-"""An A2A run's task as the run templates show it: its state, what it asks, and its artifacts
+"""A run's task as the run templates show it: its state, what it asks, and its artifacts
 (text as sanitised Markdown, files to download, data as a folding tree), each named with its type."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from typing import Any
 
 from django.utils.safestring import mark_safe
 
+from agents_ui.display.markdown import markdown_html
+from agents_ui.display.state_tree import state_tree
 from agents_ui.runs.protocols import task_file_id
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Artifact, TaskStatus
-from agents_ui.views.run_render import markdown_html
-from agents_ui.views.state_tree import state_tree
 
 LABELS = {
     "submitted": "Submitted",
@@ -57,7 +57,7 @@ def _default(kind: str) -> str:
 def task_view(
     task: TaskStatus | None, stopped: bool = False, artifacts: Iterable[Artifact] = ()
 ) -> dict[str, Any] | None:
-    """What a2a_task.html shows of a task and the artifacts that came in the stream (None for runs
+    """What task.html shows of a task and the artifacts that came in the stream (None for runs
     without a task); `stopped`: the run was stopped, which canceled a task still at work."""
     if task is None:
         return None
