@@ -86,7 +86,7 @@ def card_for(endpoint: AgentEndpoint, discovery: Discovery, plan: Plan) -> Agent
         accept = upload.details["accept"]
         kinds = _upload_kinds(accept)
         limit = upload.details.get("max_bytes_label")
-        badges.append(Badge(f"Accepts {kinds}" + (f" ≤ {limit}" if limit else ""), "info"))
+        badges.append(Badge(f"Accepts {kinds}" + (f" up to {limit}" if limit else ""), "info"))
         filters.append("uploads")
         if upload.details["accept_any"] or "application/pdf" in accept:
             filters.append("pdf")

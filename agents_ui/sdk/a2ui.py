@@ -26,6 +26,7 @@ from typing import Any
 
 import regex
 
+from .a2ui_icons import ICON_PATHS, icon_words
 from .limits import safe_link
 
 __all__ = [
@@ -126,20 +127,6 @@ ALIGN = frozenset({"start", "center", "end", "stretch"})
 BUTTON_VARIANTS = frozenset({"default", "primary", "borderless"})
 FIELD_VARIANTS = frozenset({"longText", "number", "shortText", "obscured"})
 
-# The catalogue's icon names, each shown as a character common fonts have (the name is its label).
-ICONS: dict[str, str] = {
-    "accountCircle": "◉", "add": "+", "arrowBack": "←", "arrowForward": "→", "attachFile": "⎘",
-    "calendarToday": "▦", "call": "☎", "camera": "◙", "check": "✓", "close": "✕", "delete": "✖",
-    "download": "⇩", "edit": "✎", "event": "▦", "error": "⚠", "fastForward": "⏩", "favorite": "♥",
-    "favoriteOff": "♡", "folder": "▭", "help": "?", "home": "⌂", "info": "\u2139", "locationOn": "⌖",
-    "lock": "⚿", "lockOpen": "⚿", "mail": "✉", "menu": "☰", "moreVert": "⋮", "moreHoriz": "⋯",
-    "notificationsOff": "♪", "notifications": "♪", "pause": "⏸", "payment": "¤", "person": "☺",
-    "phone": "☏", "photo": "▣", "play": "▶", "print": "⎙", "refresh": "↻", "rewind": "⏪",
-    "search": "⌕", "send": "➤", "settings": "⚙", "share": "⇪", "shoppingCart": "⊞", "skipNext": "⏭",
-    "skipPrevious": "⏮", "star": "★", "starHalf": "⯪", "starOff": "☆", "stop": "■", "upload": "⇧",
-    "visibility": "◎", "visibilityOff": "◌", "volumeDown": "♩", "volumeMute": "♩", "volumeOff": "♩",
-    "volumeUp": "♫", "warning": "⚠",
-}  # fmt: skip
 
 _SVG_PATH = re.compile(r"[MmLlHhVvCcSsQqTtAaZz0-9eE ,.\-+]+")
 _DATA_URL = re.compile(
@@ -578,7 +565,7 @@ class _Values:
         return _INTERPOLATION.sub(one, template[:MAX_TEXT]).replace("\\${", "${")
 
 
-_CURRENCIES = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "CHF": "CHF "}
+_CURRENCIES = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "INR ", "CHF": "CHF "}
 
 
 def _is_number(value: Any) -> bool:
@@ -846,14 +833,15 @@ class _Builder:
         if isinstance(raw, Mapping) and isinstance(raw.get("svgPath"), str):
             path = raw["svgPath"]
             if len(path) <= MAX_SVG_PATH and _SVG_PATH.fullmatch(path):
-                node.props.update(svg_path=path, name="icon")
+                node.props.update(svg_path=path, name="icon", label="")
                 return
             self.note(
                 f"Icon {node.id!r} has an SVG path that is not plain path data: a placeholder is shown."
             )
             raw = ""
-        name = self.values.text(raw, scope)
-        node.props.update(name=name[:40], glyph=ICONS.get(name, "◇"))
+        name = self.values.text(raw, scope)[:40]
+        # Drawn where the catalogue's name has a drawing, else said in words: no font-dependent glyph.
+        node.props.update(name=name, label=name, svg_path=ICON_PATHS.get(name, ""), words=icon_words(name))
 
     def _media(self, node: Node, c: Mapping[str, Any], scope: str, family: str) -> None:
         # Not cut to the text bound: a cut data: URL could still look whole.
