@@ -115,7 +115,11 @@ def test_an_a2ui_module_of_an_external_run_is_an_activity():
     [
         {"a2ui": {"v0.9": {"supportedCatalogIds": [CATALOG]}}},
         # The object's own name in A2UI v0.9's specification (a2ui-agent-sdk's A2uiServerCapabilities).
-        {"a2uiServerCapabilities": {"v0.9": {"supportedCatalogIds": [CATALOG], "acceptsInlineCatalogs": 0}}},
+        {
+            "a2uiServerCapabilities": {
+                "v0.9": {"supportedCatalogIds": [CATALOG], "acceptsInlineCatalogs": False}
+            }
+        },
         # A2UI 1.0 calls the same object a2uiAgentCapabilities; its v0.9 entry is what is spoken here.
         {"a2uiAgentCapabilities": {"v0.9": {"supportedCatalogIds": [CATALOG]}, "v1.0": {}}},
     ],
