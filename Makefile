@@ -5,10 +5,15 @@ PORT ?= 8000
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.requirements-installed
+# requirements/*.in say what the product needs and why; the locks (*.txt, every file's hash) are
+# compiled from them by `make lock`: runtime.txt (a deployment), demo.txt (+ the demo A2A agent's
+# server), dev.txt (+ tests and tooling: what this Makefile installs).
+LOCKS := requirements/runtime.txt requirements/demo.txt requirements/dev.txt
+UV := $(VENV)/bin/uv
 export DEBUG ?= true
 export AGENTS_UI_PUBLIC_URL ?= http://$(HOST):$(PORT)
 
-.PHONY: run test test-unit test-e2e bench reliability setup lint format clean
+.PHONY: run test test-unit test-e2e bench reliability setup lint format lock clean
 
 # The first Python 3.12+ on PATH (pyenv's shim honours .python-version).
 $(PY):
@@ -18,9 +23,10 @@ $(PY):
 	  fi; \
 	done; echo "Python 3.12 or newer is needed: install it and run make again." >&2; exit 1
 
-$(STAMP): requirements.txt | $(PY)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+# A changed lock reinstalls. Every file pip installs must match a hash in the lock (pip itself too:
+# the lock pins it), whichever index or local folder (PIP_FIND_LINKS) it comes from.
+$(STAMP): $(LOCKS) | $(PY)
+	$(PY) -m pip install --quiet --require-hashes -r requirements/dev.txt
 	@touch $(STAMP)
 
 setup: $(STAMP)
@@ -70,6 +76,15 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+# Compiles the locks from requirements/*.in, for every platform and Python 3.12+: each keeps the
+# versions it already pins unless its .in asks otherwise (`make lock UPGRADE=--upgrade` moves all to
+# the newest). In order, as each .in is constrained by the lock before it.
+lock: $(STAMP)
+	for name in runtime demo dev; do \
+	  $(UV) pip compile --quiet --universal --python-version 3.12 --generate-hashes $(UPGRADE) \
+	    --custom-compile-command "make lock" requirements/$$name.in -o requirements/$$name.txt || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) staticfiles .test-db-*

@@ -11,7 +11,7 @@ import os
 
 import django
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.core.exceptions import SuspiciousFileOperation
+from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
 from django.core.handlers.asgi import ASGIHandler
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
@@ -136,8 +136,33 @@ async def _refuse(send, limit: int) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def build_application(*, demo_agents: bool | None = None):
+    """The product's ASGI stack: the body bound, then (demo agents on) the demo A2A agents, then
+    static files and Django.
+
+    The demo A2A agents are served by the a2a-sdk's Starlette routes: they are mounted, and Starlette
+    and sse-starlette imported, only when the demo agents are on (`demo_agents`, by default
+    settings.AGENTS_UI_DEMO_AGENTS). A deployment without them installs requirements/runtime.txt,
+    which has neither.
+    """
+    from django.conf import settings
+
+    if demo_agents is None:
+        demo_agents = settings.AGENTS_UI_DEMO_AGENTS
+    app = StaticFilesHandler(AgentsUIASGIHandler())
+    if demo_agents:
+        try:
+            from agents_ui.demo.a2a.server import DemoA2AAgents
+        except ImportError as exc:
+            raise ImproperlyConfigured(
+                f"AGENTS_UI_DEMO_AGENTS is on, but the demo A2A agent's server cannot be imported ({exc}): "
+                "install requirements/demo.txt (pip install --require-hashes -r requirements/demo.txt), "
+                "or turn the demo agents off."
+            ) from exc
+        app = DemoA2AAgents(app)
+    return BoundedBody(app)
+
+
 django.setup(set_prefix=False)
 
-from agents_ui.demo.a2a.server import DemoA2AAgents  # noqa: E402  (needs the apps loaded)
-
-application = BoundedBody(DemoA2AAgents(StaticFilesHandler(AgentsUIASGIHandler())))
+application = build_application()

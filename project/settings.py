@@ -186,8 +186,10 @@ LOGGING = {
 }
 
 # --- Agents UI ------------------------------------------------------------------------------------
-# Serve the embedded demo agents under /demo-agents/ (off: every route there is a 404). On in
-# development and in `make run`; a deployment turns them on only to show them.
+# Serve the embedded demo agents under /demo-agents/ and /demo-a2a/ (off: every route there is a 404).
+# On in development and in `make run`; a deployment turns them on only to show them, with
+# requirements/demo.txt installed: the demo A2A agent's server (Starlette) is mounted, and imported,
+# only when this is on as the ASGI application is built (project/asgi.py).
 AGENTS_UI_DEMO_AGENTS = env_bool("AGENTS_UI_DEMO_AGENTS", DEBUG)
 # Register the embedded demo agents automatically on first start (when they are served).
 AGENTS_UI_DEMO_AUTOREGISTER = env_bool("AGENTS_UI_DEMO_AUTOREGISTER", True)

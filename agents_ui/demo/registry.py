@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from django.db import transaction
 
-from agents_ui.demo.a2a import server as a2a_server
 from agents_ui.demo.agui.base import AgUiDemoAgent
 from agents_ui.demo.agui.booking import BookingDesk
 from agents_ui.demo.agui.cipher import Cipher
@@ -184,7 +184,10 @@ def reset_state() -> None:
     for agent in AGUI_AGENTS.values():
         agent.reset()
     STORE.clear()
-    a2a_server.reset()
+    # The A2A server (Starlette) is loaded only where the demo agents are served (project/asgi.py).
+    a2a_server = sys.modules.get("agents_ui.demo.a2a.server")
+    if a2a_server is not None:
+        a2a_server.reset()
 
 
 def credential_fields() -> dict[str, str]:

@@ -416,6 +416,10 @@ class TranscriptBuilder:
     def __init__(self, transcript: Transcript | None = None, *, earlier: Iterable[Transcript] = ()) -> None:
         self.transcript = transcript or Transcript()
         self.earlier: tuple[Transcript, ...] = tuple(earlier)
+        if self.transcript.state is None and not self.transcript.event_count:
+            # The thread's state goes on from run to run: a patch before this run's first
+            # snapshot applies to the state the runs before it left (an owned copy).
+            self.transcript.state = _last_state(self.earlier)
         self._messages: dict[str, TranscriptMessage] = {m.id: m for m in self.transcript.messages}
         self._reasoning: dict[str, ReasoningEntry] = {r.id: r for r in self.transcript.reasoning}
         self._earlier_ids = _said_ids(self.earlier)
@@ -1069,6 +1073,14 @@ class TranscriptBuilder:
 def fold(events: Iterable[Any]) -> Transcript:
     """Fold a whole stream (AG-UI or external events) into a transcript."""
     return TranscriptBuilder().apply_all(events)
+
+
+def _last_state(transcripts: Iterable[Transcript]) -> Any:
+    """An owned copy of the state the latest of ``transcripts`` that has one left (None without)."""
+    for transcript in reversed(tuple(transcripts)):
+        if transcript.state is not None:
+            return json.loads(json.dumps(transcript.state))
+    return None
 
 
 def fold_thread(runs: Iterable[Iterable[Any]]) -> list[Transcript]:

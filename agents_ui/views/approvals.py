@@ -24,6 +24,7 @@ from agents_ui.models import AgentEndpoint, ApprovalRecord, Run
 from agents_ui.runs.history import decided_for, transcript_of
 from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import live_run, start_run
+from agents_ui.runs.resume import decided_payload
 from agents_ui.sdk import AgentError, ExternalAgentClient, validate_against_async
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
@@ -80,7 +81,6 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
         if interrupt.expires_at and _expired(interrupt.expires_at):
             return _note(request, run, errors_id, "This request expired: the agent no longer waits for it.")
         if choice == "reject":
-            payload: dict[str, Any] = {"approved": False}
             decision, edited = ApprovalRecord.Decision.REJECTED, None
         elif choice == "edit" and info.get("editable"):
             try:
@@ -90,10 +90,13 @@ async def _decide_interrupts(request: HtmxHttpRequest, run: Run, plan: Plan, use
             problem = await _schema_problem(edited, _edit_schema(interrupt, info))
             if problem:
                 return _note(request, run, errors_id, f"The edited arguments do not fit: {problem}")
-            payload = {"approved": True, "editedArgs": edited}
             decision = ApprovalRecord.Decision.APPROVED_WITH_EDITS
         else:
-            payload, decision, edited = {"approved": True}, ApprovalRecord.Decision.APPROVED, None
+            decision, edited = ApprovalRecord.Decision.APPROVED, None
+        # Written as the interrupt's responseSchema asks, and checked against it (runs/resume.py).
+        payload, problem = await decided_payload(interrupt, decision, edited, request.POST)
+        if problem:
+            return _note(request, run, errors_id, problem)
         resume.append({"interruptId": interrupt.id, "status": "resolved", "payload": payload})
         records.append(
             ApprovalRecord(

@@ -30,6 +30,7 @@ from pygments.util import ClassNotFound
 
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
+from agents_ui.runs.resume import answer_prefix, resume_shape
 from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
@@ -465,6 +466,10 @@ class RunView:
             if edited
             else "",
             "has_result": call.has_result,
+            # A call an interrupt asks about waits for the person, then shows their decision: a
+            # confirmation call (ADK's) never gets a result of its own (docs/PROTOCOLS.md 1.3).
+            "decided": record_view(record) if record is not None and not call.has_result else None,
+            "asking": record is None and not call.has_result and self._asks_about(call),
             "result": result,
             "result_hidden": result_hidden,
             "result_error": call.result_error,
@@ -521,6 +526,13 @@ class RunView:
             if interrupt.tool_call_id == target and interrupt.id in self.decided:
                 return self.decided[interrupt.id]
         return None
+
+    def _asks_about(self, call: Any) -> bool:
+        """An interrupt of this run, still to decide, is about this call."""
+        decided = self.decided or {}
+        return any(
+            i.tool_call_id == call.id and i.id not in decided for i in self.transcript.open_interrupts
+        )
 
     def _deciding(self, call_id: str) -> str:
         """The open interrupt about this call that its confirmation card decides ("" when none)."""
@@ -651,7 +663,9 @@ class RunView:
             if original:  # a confirmation tool wrapping the call it asks about: show that call
                 tool, args = original
             info = self._tool_info(tool)
-            edits = self.plan["approvals"].details.can_edit(schema)
+            # What the agent's schema takes: edited arguments or not, a form beside yes or no.
+            shape = resume_shape(schema)
+            edits = self.plan["approvals"].details.can_edit(schema) and shape.edits
             found.append(
                 {
                     "id": interrupt.id,
@@ -667,6 +681,9 @@ class RunView:
                     "side_effect_class": metadata.get("sideEffectClass") or info.get("side_effect_class"),
                     "idempotency": metadata.get("idempotency") or info.get("idempotency"),
                     "schema": pretty_json(schema) if schema else "",
+                    "fields": shape.fields,
+                    "field_prefix": answer_prefix(interrupt.id),
+                    "answer_problem": shape.problem,
                     "expired": _past(interrupt.expires_at),
                 }
             )

@@ -25,6 +25,7 @@ from agents_ui.views.client_tools import kept_answers
 from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.run_render import RunView, pretty_json
+from agents_ui.views.state_tree import state_tree
 
 
 @login_required
@@ -66,7 +67,7 @@ async def render_workspace(
         "raw_negotiation": _pretty(prepared.negotiated.model_dump(mode="json")) if prepared else "",
         "conversation": conversation,
         "turns": turns,
-        "state": _last_state(turns),
+        **_state_document(turns),
         "running": any(view.live for _, view in turns),
         "recent": await recent_conversations(user, endpoint),
         "composer_error": composer_error,
@@ -124,14 +125,14 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
     return turns
 
 
-def _last_state(turns: list[tuple[Message | None, RunView]]) -> str:
-    """The thread's state document as its last run left it (or the run still going), for the panel."""
+def _state_document(turns: list[tuple[Message | None, RunView]]) -> dict[str, Any]:
+    """The thread's state document as its last run left it (or the run still going), for the panel:
+    its JSON and its tree, the same the live stream swaps in (StreamRenderer.state_fragment)."""
     for _, view in reversed(turns):
-        if view.transcript.state is not None:
-            return view.state_json()
-        if view.run.state is not None:
-            return pretty_json(view.run.state)
-    return ""
+        document = view.transcript.state if view.transcript.state is not None else view.run.state
+        if document is not None:
+            return {"state": pretty_json(document), "tree": state_tree(document)}
+    return {"state": "", "tree": []}
 
 
 def _pretty(data: object) -> str:

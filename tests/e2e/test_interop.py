@@ -132,16 +132,40 @@ def test_tool_call_and_result(page: Page, agent):
     expect(page.locator('[data-tool-call="get_weather"] .badge-ok')).to_have_text("done")
 
 
+def state_shown(page: Page) -> None:
+    """The State panel draws the latest document as a tree (not only the raw JSON beside it): the
+    plan's steps as a checklist, Ship marked done by the last run."""
+    expect(page.locator("#state-panel")).to_be_visible()
+    document = page.locator("#state-document")
+    expect(document).not_to_contain_text("Nothing yet.")
+    steps = document.locator('[data-state-key="steps"] [data-checklist] li')
+    expect(steps).to_have_count(2)
+    expect(steps.filter(has_text="Ship")).to_have_attribute("data-step-done", "true")
+    expect(steps.filter(has_text="Draft")).to_have_attribute("data-step-done", "true")
+    assert "Traceback" not in page.content() and "NoneType" not in page.content()
+
+
 def test_state_live_and_after_a_reload(page: Page, agent):
+    """After more than one run, each sending the state, as a person comes back to it: a reload, and a
+    fresh visit of the conversation's address in a new page."""
     _, url = agent
     start(page, url, "update the state")
-    panel = page.locator("#state-panel")
-    expect(panel).to_be_visible()
-    expect(page.locator("#state-document")).to_contain_text("Ship")
-    assert "Traceback" not in page.content() and "NoneType" not in page.content()
+    state_shown(page)
+    send(page, "update the state again")
+    expect(runs(page)).to_have_count(2, timeout=TIMEOUT)
+    wait_run(page)
+    state_shown(page)
     reload(page)
-    expect(panel).to_be_visible()
-    expect(page.locator("#state-document")).to_contain_text("Ship")
+    state_shown(page)
+    conversation_url = page.url
+    assert "/c/" in conversation_url, conversation_url
+    visit = page.context.new_page()
+    try:
+        visit.goto(conversation_url)
+        expect(visit.locator("#transcript section.run")).to_have_count(2)
+        state_shown(visit)
+    finally:
+        visit.close()
 
 
 def ask_for_refund(page: Page, url: str):
@@ -284,8 +308,21 @@ def test_adk_confirmation(page: Page, agent):
     expect(form.locator("[data-arguments]")).to_contain_text("A-1001")
     expect(form.locator("legend")).not_to_contain_text("adk_request_confirmation")
     expect(last_run(page).locator("[data-confirms]")).to_contain_text("issue_refund")
-    last_run(page).locator('[data-tool-call="adk_request_confirmation"] summary').click()
+    confirmation = last_run(page).locator('[data-tool-call="adk_request_confirmation"]')
+    expect(confirmation.locator("[data-call-asking]")).to_have_text("waiting for a decision")
+    confirmation.locator("summary").click()
     no_sideways_scroll(page)
+    # Approved: ADK answers the confirmation inside the agent and sends no result for it; its card
+    # shows the decision instead of waiting for a result, live and after a reload.
+    form.get_by_role("button", name="Send decision").click()
+    decided(page, "Approved", REFUND)
+    for look in ("live", "reloaded"):
+        if look == "reloaded":
+            reload(page)
+        confirmation = runs(page).nth(0).locator('[data-tool-call="adk_request_confirmation"]')
+        expect(confirmation).not_to_contain_text("waiting for")
+        expect(confirmation.locator("[data-call-decision]")).to_have_text("approved")
+        expect(refund_card(page).locator(".badge-ok")).to_have_text("done")
 
 
 def test_agent_framework_confirm_changes(page: Page, agent):

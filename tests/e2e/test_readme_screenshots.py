@@ -1,5 +1,6 @@
 """The README's screenshots, taken from the product as a person uses it: the catalogue, workspaces with
-a conversation, the conversations page, sign-in, the phone's pages and two admin pages.
+a conversation (an A2UI surface over A2A, the Booking Desk's generative UI), the conversations page,
+sign-in, the phone's pages and two admin pages.
 
 Runs only with AGENTS_UI_README_SCREENSHOTS set to a folder (the README's are in docs/screenshots):
 `AGENTS_UI_E2E=1 AGENTS_UI_README_SCREENSHOTS=docs/screenshots pytest tests/e2e/test_readme_screenshots.py`.
@@ -9,12 +10,14 @@ Each page is checked before it is taken, so a screenshot never shows a page half
 from __future__ import annotations
 
 import os
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from agents_ui.models import AgentEndpoint
+from tests.e2e.test_a2ui import set_slider
 from tests.e2e.test_runs import GREETING, TIMEOUT, demo, last_run, open_agent, send, wait_run
 from tests.factories import PASSWORD, make_user
 
@@ -75,6 +78,31 @@ def test_readme_screenshots(page: Page, demo: str, settings):
     wait_run(page)
     shoot(page, "workspace-research-assistant")
     research = page.url
+
+    # A2A with A2UI: the Trip Planner offers hotels on a surface of its own.
+    open_agent(page, demo, "trip-planner")
+    send(page, "Find a hotel in Porto")
+    wait_run(page)
+    expect(last_run(page).locator("form.a2ui-surface").last).to_contain_text("Where to stay in Porto")
+    shoot(page, "workspace-trip-planner")
+
+    # AG-UI with A2UI: the Booking Desk's form, filled in and sent, answered with a confirmation card.
+    open_agent(page, demo, "booking-desk")
+    send(page, "I need a room")
+    wait_run(page)
+    form = last_run(page).locator("form.a2ui-surface").last
+    expect(form.locator('[data-a2ui="DateTimeInput"] input[type=date]')).to_be_visible()
+    form.locator('input[name="a2ui:/booking/date"]').fill((date.today() + timedelta(days=2)).isoformat())
+    form.get_by_text("Garden room · 8 seats").click()
+    set_slider(form.locator('input[name="a2ui:/booking/guests"]'), 6)
+    form.get_by_label("Needs a projector").check()
+    form.locator('textarea[name="a2ui:/booking/notes"]').fill("Tea for six")
+    form.get_by_role("button", name="Check and book").click()
+    expect(page.locator("#transcript section.run")).to_have_count(2, timeout=TIMEOUT)
+    wait_run(page)
+    card = last_run(page).locator("form.a2ui-surface").last
+    expect(card).to_contain_text("Status: confirmed", timeout=TIMEOUT)  # the ACTIVITY_DELTA, live
+    shoot(page, "workspace-booking-desk")
 
     page.emulate_media(color_scheme="dark")
     open_agent(page, demo, "planner")

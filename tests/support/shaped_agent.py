@@ -17,6 +17,9 @@ the path:
 - ``code``: streams an answer with a fenced code block, pausing while the block is still open.
 - ``a2ui-spec``: declares A2UI under the name A2UI's specification gives the object
   (``custom.a2uiServerCapabilities``) and answers with the A2UI catalogue it was offered, if any.
+- ``worded``: asks before publishing, with an interrupt whose ``responseSchema`` is a string
+  ("approved" or "rejected"); the resume says what it was given, and fails on anything else.
+- ``reasoned``: the same, its ``responseSchema`` an object asking a decision and a reason.
 """
 
 from __future__ import annotations
@@ -76,13 +79,68 @@ DECLARATIONS: dict[str, Any] = {
         "transport": {"streaming": True},
         "custom": {"a2uiServerCapabilities": {"v0.9": {"supportedCatalogIds": [A2UI_CATALOG]}}},
     },
+    "worded": {"transport": {"streaming": True}, "humanInTheLoop": {"interrupts": True, "approvals": True}},
+    "reasoned": {"transport": {"streaming": True}, "humanInTheLoop": {"interrupts": True, "approvals": True}},
+}
+# The answers the asking agents take (responseSchema).
+WORDED_SCHEMA = {"type": "string", "enum": ["approved", "rejected"]}
+REASONED_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "decision": {"type": "string", "enum": ["approve", "reject"]},
+        "reason": {"type": "string", "minLength": 3, "title": "Why"},
+    },
+    "required": ["decision", "reason"],
+    "additionalProperties": False,
 }
 
 # Run ids whose first connection was cut already.
 CUT_RUNS: set[str] = set()
 
 
+def _asking(run: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """Asks before publishing; resumed, says what it was given (or fails: not what it asked)."""
+    thread, run_id = run.get("threadId", "t"), run.get("runId", "r")
+    found: list[dict[str, Any]] = [{"type": "RUN_STARTED", "threadId": thread, "runId": run_id}]
+    resume = run.get("resume") or []
+    if not resume:
+        interrupt = {
+            "id": "ask-publish",
+            "reason": "confirmation",
+            "message": "Publish the post?",
+            "toolCallId": "call-publish",
+            "responseSchema": schema,
+        }
+        return [
+            *found,
+            {"type": "TOOL_CALL_START", "toolCallId": "call-publish", "toolCallName": "publish"},
+            {"type": "TOOL_CALL_ARGS", "toolCallId": "call-publish", "delta": '{"post": "Launch day"}'},
+            {"type": "TOOL_CALL_END", "toolCallId": "call-publish"},
+            {
+                "type": "RUN_FINISHED",
+                "threadId": thread,
+                "runId": run_id,
+                "outcome": {"type": "interrupt", "interrupts": [interrupt]},
+            },
+        ]
+    payload = resume[0].get("payload")
+    fits = payload in schema.get("enum", ()) if schema.get("type") == "string" else (
+        isinstance(payload, dict) and set(payload) == {"decision", "reason"} and len(payload["reason"]) >= 3
+    )
+    if not fits:
+        return [*found, {"type": "RUN_ERROR", "message": f"Not an answer I asked for: {json.dumps(payload)}"}]
+    return [
+        *found,
+        {"type": "TEXT_MESSAGE_START", "messageId": f"{run_id}-m", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": f"{run_id}-m", "delta": f"Told: {json.dumps(payload)}"},
+        {"type": "TEXT_MESSAGE_END", "messageId": f"{run_id}-m"},
+        {"type": "RUN_FINISHED", "threadId": thread, "runId": run_id},
+    ]
+
+
 def events(run: dict[str, Any], name: str = "") -> list[dict[str, Any]]:
+    if name in ("worded", "reasoned"):
+        return _asking(run, WORDED_SCHEMA if name == "worded" else REASONED_SCHEMA)
     thread, run_id = run.get("threadId", "t"), run.get("runId", "r")
     parts = CODE_PARTS if name == "code" else ANSWER_PARTS
     if name == "a2ui-spec":
