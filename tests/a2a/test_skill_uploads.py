@@ -14,6 +14,7 @@ from tests.a2a.test_a2a_runs import a2a_endpoint
 from tests.e2e.test_uploads import pdf_bytes
 from tests.factories import make_user
 from tests.support.a2a_agent import A2ATestAgent, pb
+from tests.views.test_conversation import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -58,6 +59,7 @@ async def test_the_chosen_skills_input_modes_rule_the_upload(agent, client):
     assert not await Attachment.objects.aexists()
 
     said = await send(client, skill="intake")
+    await settle()  # the run it started ends here, not in a later test's event loop
     assert "is not a type" not in said
     attachment = await Attachment.objects.aget()
     assert (attachment.name, attachment.mime_type) == ("form.pdf", "application/pdf")
