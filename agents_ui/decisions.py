@@ -90,7 +90,7 @@ from agents_ui.capabilities.values import RateLimit, Readable, SkillInfo, SpendL
 if TYPE_CHECKING:
     from ag_ui.core import AgentCapabilities
 
-    from agents_ui.sdk.policy import Negotiated, PublicExternalAgentPolicy
+    from agents_ui.sdk.external.policy import Negotiated, PublicExternalAgentPolicy
 
 __all__ = [
     "CONTROL_LABELS",

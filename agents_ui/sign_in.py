@@ -29,6 +29,11 @@ from django.http import HttpRequest
 _PREFIX = "agents-ui:sign-in"
 
 
+def now() -> float:
+    """The time locks are measured by (tests move it instead of waiting)."""
+    return time.time()
+
+
 @dataclass(frozen=True)
 class Lock:
     """Why sign-ins are refused now, and for how many more seconds."""
@@ -65,11 +70,11 @@ def _subjects(request: HttpRequest | None, username: str | None) -> list[tuple[s
 
 def current_lock(request: HttpRequest | None, username: str | None) -> Lock | None:
     """The lock on this account or this address, if any (the account's first)."""
-    now = time.time()
+    at = now()
     for per, value, _limit in _subjects(request, username):
         until = cache.get(_keys(per, value)[1])
-        if until is not None and until > now:
-            return Lock(per, until - now)
+        if until is not None and until > at:
+            return Lock(per, until - at)
     return None
 
 
@@ -85,7 +90,7 @@ def record_failure(request: HttpRequest | None, username: str | None) -> None:
             failures = 1
             cache.set(failures_key, failures, timeout=window)
         if failures >= limit:
-            cache.set(locked_key, time.time() + lock_for, timeout=lock_for)
+            cache.set(locked_key, now() + lock_for, timeout=lock_for)
             cache.delete(failures_key)
 
 

@@ -26,8 +26,8 @@ from pydantic import ValidationError
 from agents_ui.capabilities import Kind, read_card
 from agents_ui.decisions import CONTROL_LABELS, CONTROL_NAMES, Plan, decide
 from agents_ui.sdk import AgentError, PublicExternalAgentPolicy, parse_capabilities
-from agents_ui.sdk.a2a import normalised_card
-from agents_ui.sdk.agui import normalize_capabilities
+from agents_ui.sdk.a2a.client import normalised_card
+from agents_ui.sdk.agui.client import normalize_capabilities
 
 ChangeKind = Literal["added", "removed", "changed"]
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents_ui.sdk.agui import parse_event
+from agents_ui.sdk.agui.client import parse_event
+from agents_ui.sdk.folding import TranscriptBuilder
 from agents_ui.sdk.sse import SseParser
-from agents_ui.sdk.transcript import TranscriptBuilder
 
 CHUNK = 64 * 1024
 

@@ -18,6 +18,18 @@ CAPTURES = Path(__file__).resolve().parent / "fixtures" / "agui-captures"
 # `pytest` runs everything else, `AGENTS_UI_E2E=1 pytest tests/e2e` runs them (see the Makefile).
 collect_ignore_glob = [] if os.environ.get("AGENTS_UI_E2E") else ["e2e/*"]
 
+# Per-test timeouts (pytest-timeout) beyond the default in pyproject.toml: a browser test drives a
+# real browser against the live server, an interop test may first start its peer (up to 90 s).
+TIMEOUTS = {"e2e": 300, "interop": 300}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).resolve().parent
+    for item in items:
+        folder = item.path.relative_to(here).parts[0] if item.path.is_relative_to(here) else ""
+        if folder in TIMEOUTS:
+            item.add_marker(pytest.mark.timeout(TIMEOUTS[folder]))  # after the test's own, which wins
+
 
 @pytest.fixture(scope="session")
 def asgi_server(django_db_setup, django_db_blocker) -> Iterator[LiveASGIServer]:

@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import pytest
 from asgiref.sync import SyncToAsync
 
 from project.asgi import AgentsUIASGIHandler
+from tests.support.waiting import eventually, eventually_sync
 
 
 def http_scope(path: str) -> dict:
@@ -100,11 +100,12 @@ async def test_a_static_file_opened_for_a_browser_that_left_is_closed(monkeypatc
 
     from project.asgi import StaticFilesHandler
 
-    opened, release = [], threading.Event()
+    opened, entered, release = [], threading.Event(), threading.Event()
     handler = StaticFilesHandler(AgentsUIASGIHandler())
     serve = StaticFilesHandler.serve
 
     def slow_serve(self, request):
+        entered.set()
         release.wait(5)  # the browser leaves while the file is being opened
         response = serve(self, request)
         opened.append(response)
@@ -113,16 +114,13 @@ async def test_a_static_file_opened_for_a_browser_that_left_is_closed(monkeypatc
     monkeypatch.setattr(StaticFilesHandler, "serve", slow_serve)
     request = ASGIRequest(http_scope("/static/agents_ui/app.css"), io.BytesIO())
     work = asyncio.ensure_future(handler.get_response_async(request))
-    await asyncio.sleep(0.05)
+    await eventually(entered.is_set, what="the static file to be opening")
     work.cancel()
     release.set()
     with pytest.raises(asyncio.CancelledError):
         await work
-    for _ in range(100):
-        if opened and opened[0].closed:
-            break
-        await asyncio.sleep(0.02)
-    assert opened[0].closed  # its file too: no descriptor left for the collector
+    # Its file too: no descriptor left for the collector.
+    await eventually(lambda: opened and opened[0].closed, what="the opened static file to be closed")
 
 
 # --- Serving -----------------------------------------------------------------------------------------
@@ -178,14 +176,15 @@ def test_manage_py_serve_serves_the_product(tmp_path):
     log = tmp_path / "serve.log"
     with log.open("w") as output, subprocess.Popen(command, cwd=ROOT, env=env, stderr=output) as server:
         try:
-            deadline = time.monotonic() + 30
-            while True:
+
+            def answering() -> httpx.Response | None:
+                assert server.poll() is None, log.read_text()
                 try:
-                    response = httpx.get(f"http://127.0.0.1:{port}/static/agents_ui/app.css", timeout=2)
-                    break
+                    return httpx.get(f"http://127.0.0.1:{port}/static/agents_ui/app.css", timeout=2)
                 except httpx.TransportError:
-                    assert server.poll() is None and time.monotonic() < deadline, log.read_text()
-                    time.sleep(0.1)
+                    return None
+
+            response = eventually_sync(answering, timeout=30, interval=0.1, what=log.read_text)
             assert response.status_code == 200
             assert httpx.get(f"http://127.0.0.1:{port}/static/%2e%2e/manage.py").status_code == 404
         finally:

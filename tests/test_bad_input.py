@@ -28,9 +28,10 @@ from django.test import AsyncClient, Client
 
 from agents_ui.endpoints.discovery import discover_one
 from agents_ui.models import ApprovalRecord, Attachment, Conversation, Message, Run
-from agents_ui.runs.live import LIVE
 from tests.factories import make_endpoint, make_user
 from tests.support.fault_agent import PAYLOADS, FaultAgentServer
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -102,17 +103,6 @@ def fault_agent() -> Iterator[FaultAgentServer]:
     server = FaultAgentServer().start()
     yield server
     server.stop()
-
-
-class HtmxClient(AsyncClient):
-    async def post(self, path, data=None, **extra):
-        return await super().post(path, data, headers={"HX-Request": "true"}, **extra)
-
-
-async def settle() -> None:
-    async with asyncio.timeout(10):
-        while LIVE:
-            await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
 
 
 # --- Uploads --------------------------------------------------------------------------------------

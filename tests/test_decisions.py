@@ -25,7 +25,7 @@ from agents_ui.decisions import (
     UserAbilities,
     decide,
 )
-from agents_ui.sdk.policy import Negotiated, PublicExternalAgentPolicy
+from agents_ui.sdk.external.policy import Negotiated, PublicExternalAgentPolicy
 from tests.capabilities.declarations import CREWAI, STANDARD, STRANDS
 
 SHOWN, HIDDEN, DISABLED = Decision.SHOWN, Decision.HIDDEN, Decision.DISABLED

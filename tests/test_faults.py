@@ -22,6 +22,8 @@ from agents_ui.models import AgentEndpoint, CapabilitySnapshot, Message, Run, Ru
 from agents_ui.runs.live import LIVE
 from tests.factories import make_endpoint, make_user
 from tests.support.fault_agent import SAID_BEFORE, FaultAgentServer
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle, until_live
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,11 +67,6 @@ def fresh_cache():
     cache.clear()
 
 
-class HtmxClient(AsyncClient):
-    async def post(self, path, data=None, **extra):
-        return await super().post(path, data, headers={"HX-Request": "true"}, **extra)
-
-
 @pytest.fixture
 async def person():
     user = await sync_to_async(make_user)()
@@ -103,12 +100,6 @@ async def follow(client: AsyncClient, run_id: str, limit: float = 10) -> str:
         return b"".join([chunk async for chunk in response.streaming_content]).decode()
 
     return await asyncio.wait_for(read(), limit)
-
-
-async def settle(limit: float = 10) -> None:
-    async with asyncio.timeout(limit):
-        while LIVE:
-            await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
 
 
 async def assert_next_request_works(client: AsyncClient, fault_agent: FaultAgentServer) -> None:
@@ -193,12 +184,9 @@ async def test_one_byte_per_second_keeps_the_server_answering_and_can_be_stopped
     endpoint = await fault_endpoint(fault_agent, f"drip?delay=1&fast={opening}", read_timeout=5)
     run_id = await send(person, endpoint.slug, "Slowly?")
     live = LIVE[run_id]
-    changed = live.subscribe()
-    async with asyncio.timeout(5):
-        while not live.transcript.messages or live.transcript.messages[0].text != SAID_BEFORE:
-            await changed.wait()
-            changed.clear()
-    live.unsubscribe(changed)
+    await until_live(
+        live, lambda: live.transcript.messages and live.transcript.messages[0].text == SAID_BEFORE, timeout=5
+    )
     started = asyncio.get_running_loop().time()
     assert (await person.get("/")).status_code == 200  # the server is not held up by the drip
     assert (await person.post(f"/runs/{run_id}/stop/")).status_code == 204

@@ -19,18 +19,18 @@ from django.test import AsyncClient
 from agents_ui.models import Message, Run
 from tests.factories import make_user
 from tests.support.fault_agent import SAID_AFTER, SAID_BEFORE
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle
 from tests.test_faults import (
     COMPLETED,
     FAILED,
     MEMORY_LIMIT,
-    HtmxClient,
     assert_next_request_works,
     fault_agent,
     fault_endpoint,
     follow,
     person,
     send,
-    settle,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -131,3 +132,19 @@ def test_importing_the_sdk_loads_no_django():
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_the_sdk_names_no_template():
+    """Which template draws a record is the product's choice (agents_ui/display/): the SDK names none."""
+    template_path = re.compile(r"\.(?:html|jinja2?)\b|\btemplates/")
+    for name, path in modules().items():
+        if name.startswith("agents_ui.sdk"):
+            found = template_path.findall(path.read_text())
+            assert not found, f"{name} names a template: {found[:3]}"
+
+
+def test_no_sdk_module_is_longer_than_six_hundred_lines():
+    for name, path in modules().items():
+        if name.startswith("agents_ui.sdk"):
+            lines = len(path.read_text().splitlines())
+            assert lines <= 600, f"{name} has {lines} lines"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
+from agents_ui import sign_in as sign_in_module
 from tests.factories import PASSWORD, make_user
+from tests.support.clock import Clock
 
 pytestmark = pytest.mark.django_db
 
@@ -55,13 +55,16 @@ def test_five_failures_lock_the_account_even_for_the_right_password(client, limi
     assert signed_in(sign_in(client, bob.username, PASSWORD))
 
 
-def test_the_account_lock_ends_and_the_right_password_then_works(client, limits):
-    limits.AGENTS_UI_SIGN_IN_LOCK = 1
+def test_the_account_lock_ends_and_the_right_password_then_works(client, limits, monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(sign_in_module, "now", clock)
     make_user("alice")
     for _ in range(5):
         sign_in(client, "alice", "wrong")
     assert not signed_in(sign_in(client, "alice", PASSWORD))
-    time.sleep(1.1)
+    clock.advance(15 * 60 - 1)
+    assert "Try again in 1 minute." in sign_in(client, "alice", PASSWORD).content.decode()
+    clock.advance(2)
     assert signed_in(sign_in(client, "alice", PASSWORD))
 
 

@@ -28,7 +28,7 @@ from agents_ui.capabilities import read_card
 from agents_ui.endpoints import discovery as discovery_service
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 from agents_ui.sdk import AgentError
-from agents_ui.sdk.a2a import normalised_card
+from agents_ui.sdk.a2a.client import normalised_card
 
 # Fields that take a credential in: only for those who may change the endpoint, never read back.
 WRITE_ONLY_FIELDS = frozenset({"credential", "clear_credential"})

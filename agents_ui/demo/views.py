@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from agents_ui.demo.agui.base import AgUiDemoAgent
 from agents_ui.demo.agui.running import run_agent, upgrade_legacy_parts
 from agents_ui.demo.external.base import ExternalDemoAgent
-from agents_ui.demo.external.errors import AgentError, invalid
+from agents_ui.demo.external.errors import ErrorAnswer, invalid
 from agents_ui.demo.gate import (
     MAX_BODY_BYTES,
     MULTIPART_OVERHEAD_BYTES,
@@ -128,7 +128,7 @@ async def agent_docs(request: HttpRequest, slug: str) -> HttpResponse:
 # --- External agents ---------------------------------------------------------------------------------
 
 
-def _error(agent: ExternalDemoAgent, error: AgentError) -> JsonResponse:
+def _error(agent: ExternalDemoAgent, error: ErrorAnswer) -> JsonResponse:
     response = JsonResponse(error.body(agent.detail_level, new_request_id()), status=error.status)
     if error.retry_after is not None:
         response["Retry-After"] = str(error.retry_after)
@@ -142,7 +142,7 @@ def new_request_id() -> str:
 def _raw_body(request: HttpRequest) -> bytes:
     raw = read_body(request, MAX_BODY_BYTES)
     if raw is None:
-        raise AgentError(413, "request_too_large", too_large_message(declared_size(request), MAX_BODY_BYTES))
+        raise ErrorAnswer(413, "request_too_large", too_large_message(declared_size(request), MAX_BODY_BYTES))
     return raw
 
 
@@ -164,13 +164,13 @@ def _json_body(request: HttpRequest) -> Any:
 async def _external(
     request: HttpRequest, slug: str, handle: Any, *, version_checked: bool = True
 ) -> HttpResponse:
-    """Resolve the agent, check the SDK version (426), run `handle`, turn AgentError into 2.3 errors."""
+    """Resolve the agent, check the SDK version (426), run `handle`, turn ErrorAnswer into 2.3 errors."""
     agent = _external_agent(slug)
     try:
         if version_checked:
             agent.check_sdk_version(request.headers.get(SDK_VERSION_HEADER))
         return await handle(agent)
-    except AgentError as error:
+    except ErrorAnswer as error:
         return _error(agent, error)
 
 
@@ -241,7 +241,7 @@ async def files(request: HttpRequest, slug: str) -> HttpResponse:
         size = declared_size(request)
         # Refused on its announced size, before the multipart parser writes the upload anywhere.
         if size is not None and size > limit + MULTIPART_OVERHEAD_BYTES:
-            raise AgentError(
+            raise ErrorAnswer(
                 413,
                 "file_too_large",
                 f"The upload is {human_size(size)}; the limit is {human_size(limit)}.",

@@ -25,7 +25,7 @@ from django.conf import settings
 
 from agents_ui.models import AgentEndpoint
 from agents_ui.sdk import AgUiAgent, ExternalAgentClient
-from agents_ui.sdk.a2a import A2AAgent
+from agents_ui.sdk.a2a.client import A2AAgent
 from agents_ui.sdk.guard import GuardedTransport
 from agents_ui.sdk.stream_transport import StreamingHTTPTransport
 

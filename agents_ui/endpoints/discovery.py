@@ -28,10 +28,10 @@ from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.memo import MISSING, Memo
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 from agents_ui.sdk import SDK_VERSION, AgentCapabilities, AgentError, PublicExternalAgentPolicy
-from agents_ui.sdk.a2a import normalised_card
-from agents_ui.sdk.a2a import pb as a2a_types
-from agents_ui.sdk.agui import parse_capabilities
-from agents_ui.sdk.external import parse_policy
+from agents_ui.sdk.a2a.client import normalised_card
+from agents_ui.sdk.a2a.client import pb as a2a_types
+from agents_ui.sdk.agui.client import parse_capabilities
+from agents_ui.sdk.external.client import parse_policy
 
 logger = logging.getLogger(__name__)
 

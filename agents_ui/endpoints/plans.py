@@ -19,7 +19,7 @@ from agents_ui.endpoints.memo import Memo
 from agents_ui.endpoints.negotiation import prepared_for
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 from agents_ui.sdk import PrepareResult
-from agents_ui.sdk.client_tools import CLIENT_TOOLS
+from agents_ui.sdk.agui.client_tools import CLIENT_TOOLS
 from agents_ui.sdk.transcript import Observed
 
 

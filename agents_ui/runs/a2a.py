@@ -29,7 +29,7 @@ from agents_ui.sdk import (
     UnsupportedCapabilityError,
     a2ui,
 )
-from agents_ui.sdk.a2a import A2AAgent, parse_card, pb
+from agents_ui.sdk.a2a.client import A2AAgent, parse_card, pb
 from agents_ui.sdk.transcript import Transcript
 
 logger = logging.getLogger(__name__)

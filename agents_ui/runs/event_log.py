@@ -12,10 +12,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agents_ui.models import AgentEndpoint, Run, RunEvent
-from agents_ui.sdk import a2a
-from agents_ui.sdk.agui import parse_event_object
-from agents_ui.sdk.policy import EXTERNAL_EVENT_TYPES, Done, ExternalEvent, LegacyText
-from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+from agents_ui.sdk.a2a import client as a2a
+from agents_ui.sdk.agui.client import parse_event_object
+from agents_ui.sdk.external.policy import EXTERNAL_EVENT_TYPES, Done, ExternalEvent, LegacyText
+from agents_ui.sdk.folding import TranscriptBuilder
+from agents_ui.sdk.transcript import Transcript
 
 logger = logging.getLogger(__name__)
 

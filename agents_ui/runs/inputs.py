@@ -27,7 +27,7 @@ from django.http import HttpRequest
 from agents_ui.decisions import Plan
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
 from agents_ui.sdk import ExternalAgentClient, a2ui
-from agents_ui.sdk.history import agui_history
+from agents_ui.sdk.agui.thread_messages import agui_history
 from agents_ui.sdk.transcript import Transcript
 
 
@@ -109,7 +109,7 @@ def agui_input(
     its own knows it only from there, and checks that each tool result answers a call it holds.
     The last state goes back only with ``send_state`` (where state persists, or the agent did not say).
     With ``offer_a2ui`` the context names the A2UI catalogue this product renders; a person's action
-    on a surface travels as ``forwardedProps.a2uiAction`` (sdk/a2ui.py).
+    on a surface travels as ``forwardedProps.a2uiAction`` (sdk/a2ui/actions.py).
     """
     conversation = run.conversation
     request = run.request or {}

@@ -38,8 +38,9 @@ from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.inputs import ToolAnswer, agui_input, external_events
 from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError, ExternalAgentClient
-from agents_ui.sdk.a2a import A2AAgent
-from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+from agents_ui.sdk.a2a.client import A2AAgent
+from agents_ui.sdk.folding import TranscriptBuilder
+from agents_ui.sdk.transcript import Transcript
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agents_ui.sdk import validate_against_async
-from agents_ui.sdk.client_tools import FormField, bounded_schema, form_fields, read_form
+from agents_ui.sdk.agui.client_tools import FormField, bounded_schema, form_fields, read_form
 
 __all__ = [
     "ResumeShape",

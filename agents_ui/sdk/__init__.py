@@ -1,13 +1,16 @@
-"""Protocol clients for AG-UI agents and external agents with a public policy.
+"""Protocol clients for AG-UI, external and A2A agents, and the transcript they all fold into.
 
-No Django import in here, ever: this package could be published on its own. Every AG-UI type is
-``ag_ui.core``'s own; the external-agent policy API is modelled in ``policy``. The contract is
-docs/PROTOCOLS.md.
+No Django import in here, ever: this package could be published on its own. The base is
+protocol-neutral (SSE parser, transport, address guard, errors, limits, schema validation, JSON
+Pointer, state patches, the transcript and its fold); each protocol has its subpackage: ``agui/``,
+``external/`` (its policy API modelled in ``external.policy``), ``a2a/`` and ``a2ui/``. Every AG-UI
+type is ``ag_ui.core``'s own. The contract is docs/PROTOCOLS.md.
 """
 
 from ag_ui.core import AgentCapabilities, Event, Interrupt, ResumeEntry, RunAgentInput
 
-from .agui import AgUiAgent, DiscoveryResult, parse_capabilities, parse_event
+from .agui.client import AgUiAgent, parse_capabilities, parse_event
+from .discovery import DiscoveryResult, DiscoveryStatus
 from .errors import (
     AgentError,
     AgentTimeoutError,
@@ -30,27 +33,25 @@ from .errors import (
     UnsupportedMediaTypeError,
     error_from_response,
 )
-from .external import (
+from .external.client import (
     ExternalAgentClient,
-    PolicyDiscoveryResult,
     parse_external_frame,
     parse_policy,
     sniff_mime_type,
 )
-from .limits import safe_link
-from .policy import (
+from .external.policy import (
     CHAT_LEGACY_V1,
     MODULES_V1,
     RUNTIME_STANDARD_V1,
     STREAM_PROFILES,
     ApprovalRequested,
     ApprovalResolved,
-    Artifact,
+    ArtifactContent,
     ArtifactCreated,
-    Conversation,
     DomainTool,
     DomainToolOperation,
     Done,
+    ExternalConversation,
     ExternalEvent,
     FileInfo,
     FilePolicy,
@@ -76,20 +77,21 @@ from .policy import (
     ToolCompleted,
     ToolStarted,
 )
+from .folding import TranscriptBuilder, afold, fold
+from .limits import safe_link
 from .schema import validate_against, validate_against_async
 from .sse import SseFrame, SseParser
 from .transcript import (
-    ApprovalRecord,
+    ApprovalRequest,
+    Artifact,
     Observed,
     Outcome,
     ReasoningEntry,
     SubagentNode,
+    TaskStatus,
     ToolCallRecord,
     Transcript,
-    TranscriptBuilder,
     TranscriptMessage,
-    afold,
-    fold,
 )
 from .version import SDK_VERSION
 
@@ -106,19 +108,21 @@ __all__ = [
     "AgentUnreachableError",
     "ApprovalAlreadyDecidedError",
     "ApprovalExpiredError",
-    "ApprovalRecord",
+    "ApprovalRequest",
     "ApprovalRequested",
     "ApprovalResolved",
     "Artifact",
+    "ArtifactContent",
     "ArtifactCreated",
-    "Conversation",
     "DiscoveryResult",
+    "DiscoveryStatus",
     "DomainTool",
     "DomainToolOperation",
     "Done",
     "Event",
     "EventIdleTimeoutError",
     "ExternalAgentClient",
+    "ExternalConversation",
     "ExternalEvent",
     "FileInfo",
     "FilePolicy",
@@ -141,7 +145,6 @@ __all__ = [
     "Observed",
     "Outcome",
     "PolicyCapabilities",
-    "PolicyDiscoveryResult",
     "PrepareResult",
     "ProtocolError",
     "PublicExternalAgentPolicy",
@@ -162,6 +165,7 @@ __all__ = [
     "SseFrame",
     "SseParser",
     "SubagentNode",
+    "TaskStatus",
     "ToolCallRecord",
     "ToolCompleted",
     "ToolStarted",

@@ -10,7 +10,10 @@ import json
 import time
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 __all__ = [
     "ERROR_CLASSES",
@@ -35,6 +38,7 @@ __all__ = [
     "UnsupportedMediaTypeError",
     "error_from_response",
     "parse_retry_after",
+    "validation_problems",
 ]
 
 
@@ -276,3 +280,13 @@ def error_from_response(
     if status == 429:
         return RateLimitedError(note, status=status, retry_after=retry_after)
     return AgentError(note, code=f"http_{status}", status=status, retry_after=retry_after)
+
+
+def validation_problems(exc: ValidationError, *, limit: int = 5, root: str = "(root)") -> str:
+    """What a pydantic validation failure says, for a person: ``where: why`` for the first
+    ``limit`` problems, ``where`` a dotted path (``root`` for the document itself). The one way the
+    SDK words a declaration, an answer or an event that does not match its model."""
+    return "; ".join(
+        f"{'.'.join(str(part) for part in err['loc']) or root}: {err['msg']}"
+        for err in exc.errors(include_url=False)[:limit]
+    )

@@ -7,6 +7,14 @@ a bound is undone, leaving the last good document), and its serialised size is k
 the operations' own values, without serialising the whole document for every event. A bound passed
 holds that document (later patches to it are skipped, until a snapshot replaces it) and leaves one
 note for the person reading the run. Notes never show Python internals.
+
+Why not the ``jsonpatch`` package (installed, and the tests' oracle for what a patch means): it
+applies a patch to a copy of the document (or in place with no way back), measures nothing while it
+works, and has no notion of a bound. Bounding it from outside would mean serialising the whole
+document after every operation and copying it before every patch: the cost this engine exists to
+avoid. So this is the bounded engine: the same RFC 6902 semantics (checked against ``jsonpatch`` in
+tests/sdk/test_state.py), with size, depth, operation count and work measured as it goes, and an
+undo log instead of copies. Paths are read with :mod:`agents_ui.sdk.pointer`.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import json
 import re
 from typing import Any
 
+from . import pointer
 from .limits import (
     MAX_JSON_DEPTH,
     MAX_PATCH_OPERATIONS,
@@ -339,7 +348,7 @@ class _Patch:
             return []
         if not path.startswith("/") or _BAD_ESCAPE.search(path):
             raise self._error(number, {"op": name, "path": path}, "the path is not a JSON Pointer")
-        parts = [part.replace("~1", "/").replace("~0", "~") for part in path[1:].split("/")]
+        parts = [pointer.unescape(part) for part in path[1:].split("/")]
         if len(parts) > self.keeper.max_depth:
             raise _Bound(self.keeper._too_deep_note())
         return parts

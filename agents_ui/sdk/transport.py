@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 
@@ -27,7 +27,6 @@ __all__ = [
     "BodyOutOfBoundsError",
     "BodyTooDeepError",
     "BodyTooLargeError",
-    "DiscoveryStatus",
     "RunClock",
     "check_content_type",
     "client_for",
@@ -42,9 +41,6 @@ __all__ = [
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=60.0, write=30.0, pool=5.0)
 MAX_ERROR_BODY_BYTES = 64 * 1024
 MAX_JSON_BODY_BYTES = 8 * 1024 * 1024
-
-DiscoveryStatus = Literal["declared", "none", "invalid", "unreachable"]
-
 
 def make_timeout(timeout: float | httpx.Timeout | None) -> httpx.Timeout:
     if timeout is None:

@@ -16,4 +16,5 @@ def a2a_task(rv: Any, run: Any) -> dict[str, Any]:
     profile = getattr(rv.plan, "profile", None)
     credentials = profile.credentials.value if profile is not None else None
     stopped = getattr(run, "status", "") == "cancelled"
-    return {"task": task_view(rv.transcript.task, stopped), "run": run, "credentials": credentials or ()}
+    task = task_view(rv.transcript.task, stopped, rv.transcript.artifacts.values())
+    return {"task": task, "run": run, "credentials": credentials or ()}

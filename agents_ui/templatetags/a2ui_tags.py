@@ -9,6 +9,9 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
+from agents_ui.display.a2ui import template_for
+from agents_ui.sdk.a2ui.render import Node
+
 register = template.Library()
 
 # A2UI's Text takes "simple Markdown (without HTML, images, or links)": raw HTML is off, and links
@@ -65,3 +68,9 @@ def a2ui_value(value: object) -> str:
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)[:300]
     return str(value)[:300]
+
+
+@register.filter
+def a2ui_template(node: Node) -> str:
+    """The template that draws an A2UI component (agents_ui/display/a2ui.py)."""
+    return template_for(node)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -14,12 +15,22 @@ from django.views.decorators.http import require_GET
 
 from agents_ui.models import AgentEndpoint
 from agents_ui.runs.history import transcript_of
-from agents_ui.sdk.a2a_fold import A2AArtifact, TaskRecord
 from agents_ui.sdk.limits import safe_link
+from agents_ui.sdk.transcript import Artifact, TaskStatus
 from agents_ui.views.access import users_run
 from agents_ui.views.run_render import markdown_html
 from agents_ui.views.state_tree import state_tree
 
+LABELS = {
+    "submitted": "Submitted",
+    "working": "Working",
+    "input-required": "Waiting for your answer",
+    "auth-required": "Needs authorization",
+    "completed": "Completed",
+    "failed": "Failed",
+    "canceled": "Canceled",
+    "rejected": "Rejected",
+}
 TONES = {
     "completed": "ok",
     "input-required": "warn",
@@ -30,14 +41,14 @@ TONES = {
 }
 
 
-def _part_view(artifact: A2AArtifact, index: int, part: Any) -> dict[str, Any]:
+def _part_view(artifact: Artifact, index: int, part: Any) -> dict[str, Any]:
     view: dict[str, Any] = {"kind": part.kind, "media_type": part.media_type or _default(part.kind)}
     if part.kind == "text":
         view["html"] = mark_safe(markdown_html(part.text))  # sanitised by nh3
     elif part.kind == "data":
         view["tree"] = state_tree(part.data)
     else:
-        view["filename"] = part.filename or f"{artifact.name or artifact.artifact_id}-{index + 1}"
+        view["filename"] = part.filename or f"{artifact.name or artifact.id}-{index + 1}"
         view["size"] = part.size
         view["downloadable"] = part.raw is not None
         view["link"] = safe_link(part.url) if part.url else None
@@ -49,19 +60,24 @@ def _default(kind: str) -> str:
     return {"text": "text/plain", "data": "application/json"}.get(kind, "application/octet-stream")
 
 
-def task_view(task: TaskRecord | None, stopped: bool = False) -> dict[str, Any] | None:
-    """What a2a_task.html shows of a task (None for runs of the other protocols); `stopped`: the run
-    was stopped, which canceled a task still at work."""
+def task_view(
+    task: TaskStatus | None, stopped: bool = False, artifacts: Iterable[Artifact] = ()
+) -> dict[str, Any] | None:
+    """What a2a_task.html shows of a task and the artifacts that came in the stream (None for runs
+    without a task); `stopped`: the run was stopped, which canceled a task still at work."""
     if task is None:
         return None
-    state, label = task.state, task.label
+    state = task.state
+    label = LABELS.get(state, state or "Unknown")
     if stopped and not task.final and not task.waiting:
         state, label = "canceled", "Canceled"
-    artifacts = []
-    for artifact in task.artifacts.values():
-        artifacts.append(
+    shown = []
+    for artifact in artifacts:
+        if artifact.remote:
+            continue
+        shown.append(
             {
-                "id": artifact.artifact_id,
+                "id": artifact.id,
                 "name": artifact.name or "Artifact",
                 "description": artifact.description,
                 "media_types": artifact.media_types,
@@ -78,7 +94,7 @@ def task_view(task: TaskRecord | None, stopped: bool = False) -> dict[str, Any] 
         "needs_auth": state == "auth-required",
         "text": task.status_text,
         "progress": task.progress[-1] if task.progress and state in ("submitted", "working") else "",
-        "artifacts": artifacts,
+        "artifacts": shown,
     }
 
 
@@ -90,11 +106,12 @@ async def download(request: Any, run_id: Any, artifact_id: str, index: int) -> H
     if run.conversation.endpoint.protocol != AgentEndpoint.Protocol.A2A:
         raise Http404("No such file.")
     transcript = await sync_to_async(transcript_of)(run)
-    artifact = transcript.task.artifacts.get(artifact_id) if transcript.task else None
-    if artifact is None or not 0 <= index < len(artifact.parts) or artifact.parts[index].raw is None:
+    artifact = transcript.artifacts.get(artifact_id)
+    inline = artifact is not None and not artifact.remote and 0 <= index < len(artifact.parts)
+    if not inline or artifact.parts[index].raw is None:
         raise Http404("No such file.")
     part = artifact.parts[index]
-    name = part.filename or f"{artifact.name or artifact.artifact_id}-{index + 1}"
+    name = part.filename or f"{artifact.name or artifact.id}-{index + 1}"
     # The agent's type is only a label: the browser is told to save it, never to render it.
     response = HttpResponse(part.raw, content_type="application/octet-stream")
     response["Content-Disposition"] = content_disposition_header(True, name)

@@ -2,7 +2,7 @@
 calls, drawn by the renderer of its type; a type without one is a readable card (its type and its
 content as a folding tree), never dropped.
 
-A2UI surfaces (`a2ui-surface`, sdk/a2ui.py) are drawn as Django templates (templates/agents_ui/a2ui/):
+A2UI surfaces (`a2ui-surface`, sdk/a2ui/) are drawn as Django templates (templates/agents_ui/a2ui/):
 each surface is one form; a button that sends an event posts it, and the action goes to the agent as
 AG-UI's A2UI middleware expects it (`forwardedProps.a2uiAction.userAction`) in a new run
 (views/a2ui_actions.py).

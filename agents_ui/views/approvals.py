@@ -194,7 +194,7 @@ async def _decide_external(request: HtmxHttpRequest, run: Run, plan: Plan, user:
         else ApprovalRecord.Decision.APPROVED
     )  # fmt: skip
     record = ApprovalRecord(
-        run=run, request_id=approval_id, tool_name=(approval.public_name or "")[:200],
+        run=run, request_id=approval_id, tool_name=(approval.name or "")[:200],
         arguments=approval.input if isinstance(approval.input, dict) else {},
         decision=decision, edited_arguments=edited, decided_by=user, decided_at=timezone.now(),
     )  # fmt: skip

@@ -33,7 +33,8 @@ async def download(request: HtmxHttpRequest, run_id: Any, artifact_id: str) -> H
         raise Http404("No such artifact.")
     transcript = await sync_to_async(transcript_of)(run)
     # Only what this run said it made: an id from elsewhere is not fetched for this person.
-    if not any(a.artifact_id == artifact_id for a in transcript.artifacts):
+    known = transcript.artifacts.get(artifact_id)
+    if known is None or not known.remote:
         raise Http404("No such artifact.")
     async with agent_client() as client:
         agent = sdk_client(endpoint, client)

@@ -21,7 +21,7 @@ from agents_ui.models import AgentEndpoint, Run
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import RunRequest, ToolAnswer
 from agents_ui.runs.live import start_run
-from agents_ui.sdk.client_tools import DISMISSED, client_tool, other_answer, read_answer
+from agents_ui.sdk.agui.client_tools import DISMISSED, client_tool, other_answer, read_answer
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
 from agents_ui.views.run_render import RunView, call_dom

@@ -31,7 +31,7 @@ from pygments.util import ClassNotFound
 from agents_ui.decisions import CONTROL_NAMES, Plan
 from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.runs.resume import answer_prefix, resume_shape
-from agents_ui.sdk.client_tools import CONFIRM_CHANGES, client_tool
+from agents_ui.sdk.agui.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.limits import safe_link
 from agents_ui.sdk.transcript import Transcript
 from agents_ui.views import activities, media
@@ -702,7 +702,8 @@ class RunView:
 
     def records(self) -> list[dict[str, Any]]:
         """AG-UI: what was decided on this run's interrupts, and those that expired undecided."""
-        external = self.transcript.approvals  # those sit with their own request (approvals())
+        # In-run approvals sit with their own request (approvals()).
+        external = {a.id for a in self.transcript.in_run_approvals}
         found = [record_view(r) for r in self.decided.values() if r.request_id not in external]
         for i in self.interrupts():
             if i["expired"]:
@@ -716,13 +717,13 @@ class RunView:
     def approvals(self) -> list[dict[str, Any]]:
         """External agents' approval requests (pending and decided) of this run."""
         found = []
-        for approval in self.transcript.approvals.values():
-            info = self._tool_info(approval.public_name or "")
+        for approval in self.transcript.in_run_approvals:
+            info = self._tool_info(approval.name or "")
             found.append(
                 {
                     "id": approval.id,
                     "dom": dom_id("apr", approval.id),
-                    "tool": approval.public_name,
+                    "tool": approval.name,
                     "args_json": pretty_json(approval.input or {}),
                     "side_effect_class": approval.side_effect_class or info.get("side_effect_class"),
                     "expires_at": approval.expires_at,
@@ -747,7 +748,7 @@ class RunView:
         return {
             "label": label,
             "tone": "warn" if expired else "ok" if approval.decision == "approve" else "bad",
-            "tool": approval.public_name,
+            "tool": approval.name,
             "at": None,
             "expired_at": approval.expires_at if expired else None,
             "by": "" if expired else "someone outside this product",

@@ -20,7 +20,8 @@ from agents_ui.models import Run
 from agents_ui.runs.event_log import EventLogReader
 from agents_ui.runs.history import decided_for, decided_in, thought_seconds, thread_runs
 from agents_ui.runs.live import LiveRun, live_run
-from agents_ui.sdk.transcript import Transcript, TranscriptBuilder
+from agents_ui.sdk.folding import TranscriptBuilder
+from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.access import users_run
 from agents_ui.views.activities import prior_surfaces
 from agents_ui.views.run_render import RunView, StreamRenderer

@@ -7,7 +7,7 @@ import pytest
 
 from agents_ui.endpoints.errors import describe
 from agents_ui.sdk import errors
-from agents_ui.sdk.a2a import A2AAgent, parse_card, pb, translate
+from agents_ui.sdk.a2a.client import A2AAgent, parse_card, pb, translate
 from tests.support.a2a_agent import echo_card
 
 CARD = echo_card("http://agent.test")

@@ -19,6 +19,7 @@ from agents_ui.runs.live import start_run, stop_run
 from agents_ui.views.run_render import RunView, render_run
 from tests.factories import make_endpoint, make_user
 from tests.support.a2a_agent import A2ATestAgent
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -107,8 +108,8 @@ async def test_a_streamed_task_is_folded_logged_and_replayed_the_same(agent):
     transcript = await sync_to_async(replay)(run)
     task = transcript.task
     assert task.state == "completed"
-    assert task.artifacts["echo"].parts[0].text == "**Echo**: hello world."
-    assert task.artifacts["stats"].parts[0].data == {"length": 11, "words": ["hello", "world"]}
+    assert transcript.artifacts["echo"].parts[0].text == "**Echo**: hello world."
+    assert transcript.artifacts["stats"].parts[0].data == {"length": 11, "words": ["hello", "world"]}
     assert [m.text for m in transcript.messages] == ["Done echoing."]
     types = await sync_to_async(list)(RunEvent.objects.filter(run=run).values_list("type", flat=True))
     assert "a2a:artifact_update" in types and types[0] == "a2a:task"
@@ -178,10 +179,9 @@ async def test_stop_cancels_the_task_at_the_agent(agent):
     await discover_one(endpoint, refresh=True)
     run = await turn(endpoint, "slow")
     live = start_run(run)
-    for _ in range(100):
-        if live.transcript.task and live.transcript.task.artifacts:
-            break
-        await asyncio.sleep(0.05)
+    await eventually(
+        lambda: live.transcript.task and live.transcript.artifacts, what="the slow task's first artifact"
+    )
     assert await stop_run(run.pk)
     await asyncio.wait_for(live.task, timeout=10)
     stopped = await Run.objects.aget(pk=run.pk)
@@ -201,7 +201,7 @@ async def test_a_card_without_streaming_gets_one_complete_answer():
     types = await sync_to_async(list)(RunEvent.objects.filter(run=run).values_list("type", flat=True))
     assert types == ["a2a:task"] and run.status == Run.Status.COMPLETED
     transcript = await sync_to_async(replay)(run)
-    assert "".join(p.text for p in transcript.task.artifacts["echo"].parts) == "**Echo**: hi there."
+    assert "".join(p.text for p in transcript.artifacts["echo"].parts) == "**Echo**: hi there."
 
 
 async def test_a_file_artifact_downloads_and_a_sent_file_reaches_the_agent(agent, client):
@@ -244,8 +244,8 @@ async def test_the_demo_trip_planner_asks_then_streams_an_itinerary_and_a_budget
     second = await finish(await turn(endpoint, "Lisbon", conversation), plan)
     done = await sync_to_async(replay)(second)
     assert done.task.task_id == asked.task.task_id and done.task.state == "completed"
-    assert done.task.artifacts["itinerary"].parts[0].text.startswith("# Lisbon in two days")
-    assert done.task.artifacts["budget"].parts[0].data["destination"] == "Lisbon"
+    assert done.artifacts["itinerary"].parts[0].text.startswith("# Lisbon in two days")
+    assert done.artifacts["budget"].parts[0].data["destination"] == "Lisbon"
 
 
 async def test_the_catalogue_card_names_the_skills_and_says_the_agent_may_ask(agent):
@@ -321,16 +321,17 @@ def test_the_admin_shows_the_credentials_the_card_requires(client):
 
 
 def test_a_stopped_task_shows_as_canceled_and_data_keeps_whole_numbers():
-    from agents_ui.sdk.a2a_fold import TaskRecord, _whole_numbers
+    from agents_ui.sdk.a2a.fold import whole_numbers
+    from agents_ui.sdk.transcript import TaskStatus
     from agents_ui.views.a2a_task import task_view
 
-    working = TaskRecord(task_id="t", state="working", progress=["busy"])
+    working = TaskStatus(task_id="t", state="working", progress=["busy"])
     assert task_view(working)["label"] == "Working" and task_view(working)["progress"] == "busy"
     stopped = task_view(working, stopped=True)
     assert stopped["label"] == "Canceled" and stopped["progress"] == ""
-    asking = TaskRecord(task_id="t", state="input-required")
+    asking = TaskStatus(task_id="t", state="input-required")
     assert task_view(asking, stopped=True)["asks"]  # a task waiting for the person was not canceled
-    assert _whole_numbers({"days": 2.0, "rate": 0.5, "list": [1.0]}) == {"days": 2, "rate": 0.5, "list": [1]}
+    assert whole_numbers({"days": 2.0, "rate": 0.5, "list": [1.0]}) == {"days": 2, "rate": 0.5, "list": [1]}
 
 
 async def test_a_stream_cut_before_the_task_ended_is_followed_again_not_sent_again():
@@ -340,8 +341,8 @@ async def test_a_stream_cut_before_the_task_ended_is_followed_again_not_sent_aga
 
     from agents_ui.models import CapabilitySnapshot
     from agents_ui.runs.a2a import a2a_events
-    from agents_ui.sdk.a2a import A2AAgent
-    from agents_ui.sdk.transcript import TranscriptBuilder
+    from agents_ui.sdk.a2a.client import A2AAgent
+    from agents_ui.sdk.folding import TranscriptBuilder
 
     methods: list[str] = []
 

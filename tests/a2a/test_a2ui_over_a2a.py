@@ -4,8 +4,6 @@ transcript's surfaces, and a person's action sent back as one A2UI DataPart in t
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from asgiref.sync import sync_to_async
 from google.protobuf.json_format import MessageToDict, ParseDict
@@ -18,11 +16,12 @@ from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.runs.a2a import a2ui_part, outgoing_message
 from agents_ui.runs.event_log import replay
 from agents_ui.sdk import a2ui
-from agents_ui.sdk.a2a import A2AAgent, pb
-from agents_ui.sdk.a2a_fold import is_a2ui
-from agents_ui.sdk.transcript import fold
+from agents_ui.sdk.a2a.client import A2AAgent, pb
+from agents_ui.sdk.a2a.fold import is_a2ui
+from agents_ui.sdk.folding import fold
 from agents_ui.views.activities import prior_surfaces
 from tests.a2a.test_a2a_runs import finish, turn
+from tests.support.waiting import eventually
 
 CATALOG = a2ui.BASIC_CATALOG_ID
 
@@ -155,7 +154,7 @@ def test_a2ui_dataparts_in_messages_status_updates_and_artifacts_become_surfaces
     [surface] = a2ui.read_activity(records["a2ui-ui"].content).surfaces
     assert surface.components["root"]["text"] == "Bye"
     # The artifact is its surface only: not listed again as a data artifact, nor with the answer.
-    assert "ui" not in transcript.task.artifacts and "m2" not in transcript.task.artifacts
+    assert "ui" not in transcript.artifacts and "m2" not in transcript.artifacts
     assert [m.text for m in transcript.messages] == ["Choose"]
     # A later message updates the surface the first one created (as on the AG-UI path).
     before = a2ui.thread_surfaces([records["a2ui-m1"].content], {})
@@ -241,11 +240,11 @@ async def test_the_demo_trip_planner_offers_hotels_and_the_confirm_goes_back_in_
     response = await sync_to_async(client.post)(f"/runs/{first.pk}/a2ui/", form)
     assert response.status_code == 302
     second = await Run.objects.exclude(pk=first.pk).filter(conversation_id=first.conversation_id).aget()
-    for _ in range(100):
-        second = await Run.objects.aget(pk=second.pk)
-        if second.status not in (Run.Status.PENDING, Run.Status.RUNNING):
-            break
-        await asyncio.sleep(0.1)
+    async def second_ended() -> Run | None:
+        run = await Run.objects.aget(pk=second.pk)
+        return run if run.status not in (Run.Status.PENDING, Run.Status.RUNNING) else None
+
+    second = await eventually(second_ended, what="the second turn's run to end")
     done = await sync_to_async(replay)(second)
     assert done.task.task_id == asked.task.task_id and done.task.state == "completed", second.error
     assert [m.text for m in done.messages] == ["Tower Suites in Porto is booked for you."]

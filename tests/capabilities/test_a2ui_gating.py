@@ -12,9 +12,9 @@ from agents_ui.capabilities import Observations, read_agui, read_policy
 from agents_ui.capabilities.provenance import Kind, Provenance
 from agents_ui.capabilities.readers.a2ui import from_extensions, read_server_capabilities
 from agents_ui.decisions import decide
-from agents_ui.sdk import policy as ext
-from agents_ui.sdk.policy import Negotiated, PublicExternalAgentPolicy
-from agents_ui.sdk.transcript import fold
+from agents_ui.sdk.external import policy as ext
+from agents_ui.sdk.external.policy import Negotiated, PublicExternalAgentPolicy
+from agents_ui.sdk.folding import fold
 
 CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
 

@@ -19,7 +19,7 @@ from agents_ui.capabilities import (
     read_policy,
 )
 from agents_ui.capabilities.provenance import RAW_TEXT_LIMIT, any_flag
-from agents_ui.sdk.policy import Negotiated, PublicExternalAgentPolicy
+from agents_ui.sdk.external.policy import Negotiated, PublicExternalAgentPolicy
 from tests.capabilities.declarations import ADK_NOTHING, CREWAI, STANDARD, STRANDS
 
 

@@ -42,10 +42,10 @@ async def test_every_declaring_agent_answers_discovery_with_a_rich_valid_declara
     for slug in [*slugs, "studio", "cipher"]:
         result = await agent(live_url, slug).discover()
         assert result.status == "declared", (slug, result.error)
-        identity = result.capabilities.identity
+        identity = result.declaration.identity
         assert identity.name and identity.description and identity.version and identity.provider
         assert identity.documentation_url.endswith(f"/demo-agents/{slug}/docs")
-        assert result.capabilities.transport.streaming is True
+        assert result.declaration.transport.streaming is True
         async with httpx.AsyncClient() as client:
             docs = await client.get(identity.documentation_url)
         assert docs.status_code == 200 and identity.name in docs.text
@@ -87,7 +87,7 @@ async def test_research_assistant_streams_reasoning_calls_tools_in_parallel_and_
 
 async def test_research_assistant_declares_audio_sandboxed_code_memory_and_a_rate_limit(live_url):
     result = await agent(live_url, "research-assistant").discover()
-    caps = result.capabilities  # parsed by the SDK: a valid AgentCapabilities
+    caps = result.declaration  # parsed by the SDK: a valid AgentCapabilities
 
     assert result.status == "declared"
     assert caps.multimodal.input.audio is True and caps.multimodal.input.image is False
@@ -601,7 +601,7 @@ async def test_cipher_reasons_only_in_encrypted_form(live_url):
 
 async def test_legacy_has_no_discovery_but_reasons_in_its_runs(live_url):
     result = await agent(live_url, "legacy").discover()
-    assert result.status == "none" and result.capabilities is None
+    assert result.status == "none" and result.declaration is None
 
     events = await run(live_url, "legacy", run_input("My printer is broken."))
 

@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from tests.factories import PASSWORD, make_user
+from tests.support.browser import HTMX_ACTIVITY
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = os.environ.get("AGENTS_UI_SCREENSHOTS")  # a folder: save a screenshot of each page checked
@@ -28,6 +29,13 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
             "--no-first-run",
         ],
     }
+
+
+@pytest.fixture
+def page(page):
+    """Playwright's page, watched for what htmx does (the waits of tests/support/browser.py)."""
+    page.add_init_script(HTMX_ACTIVITY)
+    return page
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 from agents_ui.models import ApprovalRecord, Run
 from tests.e2e.test_runs import TIMEOUT, demo, last_run, open_agent, send, wait_run
 from tests.factories import make_user
+from tests.support.browser import htmx_idle
 
 pytestmark = pytest.mark.e2e
 __all__ = ["demo"]  # the fixture, imported so pytest finds it here
@@ -119,7 +120,7 @@ def test_operations_invalid_edits_show_an_error_and_send_nothing(
     card.locator("textarea").fill(edited)
     card.get_by_role("button", name="Send decision").click()
     expect(card.locator(".approval-errors")).to_contain_text(error)
-    page.wait_for_timeout(300)
+    htmx_idle(page)
     expect(page.locator("#transcript section.run")).to_have_count(1)
     assert not ApprovalRecord.objects.exists()
     assert Run.objects.count() == 1

@@ -12,7 +12,7 @@ from django.core.cache import cache
 from playwright.sync_api import Page, expect
 
 from agents_ui.models import Run
-from agents_ui.sdk.client_tools import DISMISSED
+from agents_ui.sdk.agui.client_tools import DISMISSED
 from tests.e2e.test_runs import TIMEOUT, last_run, open_agent, send, wait_run
 from tests.factories import make_endpoint
 from tests.support.client_tool_agent import ClientToolAgentServer

@@ -10,7 +10,9 @@ from playwright.sync_api import Page, expect
 from agents_ui.models import Message, Run
 from tests.e2e.test_runs import TIMEOUT, open_agent, send, wait_run
 from tests.factories import make_endpoint, make_user
+from tests.support.browser import htmx_idle
 from tests.support.fault_agent import LONG_LINE, FaultAgentServer
+from tests.support.waiting import eventually_sync
 
 pytestmark = pytest.mark.e2e
 
@@ -57,7 +59,7 @@ def test_double_clicking_send_sends_the_message_once(
     page.fill("#message", "Only once, please")
     page.locator("[data-composer] button.button-primary").dblclick()
     wait_run(page)
-    page.wait_for_timeout(500)
+    htmx_idle(page)  # a second send would be in flight or answered by now
     assert Message.objects.filter(role="user", content="Only once, please").count() == 1
     assert Run.objects.count() == 1
     expect(page.locator("#transcript section.run")).to_have_count(1, timeout=TIMEOUT)
@@ -88,5 +90,8 @@ def test_a_plain_form_submitted_twice_is_answered_once(
             f"{live_url}/agents/twice/send/", form=form, headers={"Referer": page.url}
         )
         assert response.ok
-    page.wait_for_timeout(1000)
+    eventually_sync(
+        lambda: not Run.objects.filter(status__in=[Run.Status.PENDING, Run.Status.RUNNING]).exists(),
+        what="the run to end",
+    )
     assert Message.objects.filter(role="user", content="Sent twice").count() == 1

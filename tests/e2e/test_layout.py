@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.test_runs import TIMEOUT, demo, last_run, open_agent, send, wait_run
 from tests.e2e.test_uploads import PNG_1PX, pdf_bytes
+from tests.support.browser import htmx_idle, painted
 
 pytestmark = pytest.mark.e2e
 
@@ -39,7 +40,8 @@ def page_scrolls(page: Page) -> bool:
 
 
 def at_bottom(page: Page) -> bool:
-    page.wait_for_timeout(100)  # a frame for the scroll to follow what was just laid out
+    htmx_idle(page)
+    painted(page)  # the scroll follows what was just laid out
     return page.eval_on_selector("#conversation", "c => c.scrollHeight - c.scrollTop - c.clientHeight < 48")
 
 
@@ -157,7 +159,8 @@ def test_enter_while_an_input_method_composes_does_not_send(page: Page, demo: st
         """box => box.dispatchEvent(new KeyboardEvent("keydown",
                  {key: "Enter", keyCode: 229, isComposing: true, bubbles: true, cancelable: true}))""",
     )
-    page.wait_for_timeout(300)
+    htmx_idle(page)  # a send would be in flight now
+    painted(page)
     expect(page.locator(".msg-user")).to_have_count(0)
     expect(page.locator("#message")).to_have_value("にほん")
 

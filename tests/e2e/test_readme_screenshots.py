@@ -20,6 +20,7 @@ from agents_ui.models import AgentEndpoint
 from tests.e2e.test_a2ui import set_slider
 from tests.e2e.test_runs import GREETING, TIMEOUT, demo, last_run, open_agent, send, wait_run
 from tests.factories import PASSWORD, make_user
+from tests.support.browser import htmx_idle, painted
 
 FOLDER = os.environ.get("AGENTS_UI_README_SCREENSHOTS")
 pytestmark = [
@@ -34,7 +35,9 @@ PHONE = {"width": 390, "height": 844}
 
 
 def shoot(page: Page, name: str, *, full_page: bool = False) -> None:
-    page.wait_for_timeout(400)  # the conversation's scroll and the fonts settle
+    htmx_idle(page)
+    page.evaluate("() => document.fonts.ready.then(() => true)")
+    painted(page)  # the conversation's scroll follows the fonts and the last swap
     Path(FOLDER).mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(Path(FOLDER) / f"{name}.png"), full_page=full_page)
 

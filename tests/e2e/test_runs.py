@@ -19,6 +19,7 @@ from agents_ui.demo.external.store import STORE
 from agents_ui.demo.registry import register_demo_agents
 from agents_ui.models import Feedback, Message, Run, RunEvent
 from tests.factories import make_user
+from tests.support.browser import streams_closed
 
 pytestmark = pytest.mark.e2e
 
@@ -336,8 +337,8 @@ def test_stop_mid_run_keeps_the_partial_answer(page: Page, demo: str, signed_in,
     assert kept and len(kept) < 200
     shown = last_run(page).locator(".msg-assistant").first.inner_text()
     assert kept.split()[0] in shown
-    # Nothing more arrives after the stop.
-    page.wait_for_timeout(600)
+    # Nothing more arrives after the stop: its stream is closed.
+    streams_closed(page)
     assert last_run(page).locator(".msg-assistant").first.inner_text() == shown
     page.reload()
     expect(run_status(page)).to_contain_text("Stopped")

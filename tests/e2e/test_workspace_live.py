@@ -24,6 +24,7 @@ from tests.e2e.test_runs import (
     wait_run,
 )
 from tests.factories import make_endpoint
+from tests.support.browser import htmx_wired, streams_closed
 from tests.support.shaped_agent import ShapedAgentServer
 
 pytestmark = pytest.mark.e2e
@@ -76,7 +77,7 @@ def test_sending_and_streaming_raise_no_console_or_htmx_error(
     send(page, "And what about wind turbines?")
     expect(page.locator("#transcript section.run")).to_have_count(2, timeout=TIMEOUT)
     wait_run(page, FINAL_STATUS.get(slug, "completed"))
-    page.wait_for_timeout(300)  # the streams' last swaps and closes
+    streams_closed(page)  # the streams' last swaps and closes
     assert errors_of(page, watched) == []
 
 
@@ -111,12 +112,12 @@ def test_the_side_list_follows_new_conversations_renames_and_deletes_without_a_r
     # Renamed, then another deleted, elsewhere (another tab): the list follows when the page is seen again.
     other = Conversation.objects.create(user=user, endpoint=thread.endpoint, title="An older question")
     document_shown = "document.dispatchEvent(new Event('visibilitychange'))"
-    page.wait_for_timeout(200)  # htmx wires the swapped-in list once it settles
+    htmx_wired(page, "#conversation-list")  # htmx wires the swapped-in list once it settles
     page.evaluate(document_shown)
     expect(side.locator(f"[data-conversation='{other.pk}'] a")).to_have_text("An older question")
     Conversation.objects.filter(pk=thread.pk).update(title="Heat pumps, renamed in another tab")
     other.delete()
-    page.wait_for_timeout(200)
+    htmx_wired(page, "#conversation-list")
     page.evaluate(document_shown)
     expect(current).to_have_text("Heat pumps, renamed in another tab")
     expect(side.locator(f"[data-conversation='{other.pk}']")).to_have_count(0)

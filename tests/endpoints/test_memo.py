@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-import time
-
+from agents_ui.endpoints import memo as memo_module
 from agents_ui.endpoints.memo import MISSING, Memo, forget_all
+from tests.support.clock import Clock
 
 
 def test_a_memo_keeps_a_value_by_its_key_and_pushes_out_the_oldest_when_full():
@@ -15,12 +15,16 @@ def test_a_memo_keeps_a_value_by_its_key_and_pushes_out_the_oldest_when_full():
     assert len(memo) == 2
 
 
-def test_a_memo_entry_expires_after_its_seconds_and_a_stored_none_is_told_from_a_missing_one():
+def test_a_memo_entry_expires_after_its_seconds_and_a_stored_none_is_told_from_a_missing_one(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(memo_module, "now", clock)
     memo = Memo("test", size=8, seconds=lambda: 0.05)
     memo.put("gone soon", None)
     assert memo.get("gone soon", MISSING) is None
     assert memo.get("never put", MISSING) is MISSING
-    time.sleep(0.06)
+    clock.advance(0.04)
+    assert memo.get("gone soon", MISSING) is None
+    clock.advance(0.02)
     assert memo.get("gone soon", MISSING) is MISSING
 
 

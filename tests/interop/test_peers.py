@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pytest
 
 from agents_ui.sdk import ToolCallRecord, Transcript
-from agents_ui.sdk.client_tools import CLIENT_TOOLS
+from agents_ui.sdk.agui.client_tools import CLIENT_TOOLS
 from tests.interop import common
 from tests.interop.capture import EDIT, REJECT, REJECT_PLAIN, STEPS_ANSWER, STEPS_TOOL
 from tests.interop.driver import AgUiThread
@@ -380,12 +380,12 @@ async def test_adk_serves_its_capabilities_and_an_empty_object_when_it_has_none(
     handle = peer_server("adk")
     declared = await AgUiAgent(handle.url()).discover()
     assert declared.status == "declared"
-    assert declared.capabilities.tools.client_provided is True
-    assert declared.capabilities.human_in_the_loop.approvals is True
+    assert declared.declaration.tools.client_provided is True
+    assert declared.declaration.human_in_the_loop.approvals is True
     bare = await AgUiAgent(handle.url("bare")).discover()
     # `{}` validates as a declaration of nothing: every field absent.
     assert (bare.status, bare.raw) == ("declared", {})
-    assert bare.capabilities.model_dump(exclude_none=True) == {}
+    assert bare.declaration.model_dump(exclude_none=True) == {}
 
 
 async def test_agent_framework_asks_through_an_interrupt_and_its_own_confirm_changes_tool(peer_server):

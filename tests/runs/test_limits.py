@@ -120,7 +120,7 @@ async def test_a_huge_answer_shows_its_end_with_a_note_and_the_page_stays_small(
 
 def test_the_event_log_of_one_run_stops_at_its_size_whatever_client_fed_it(settings):
     from agents_ui.runs.live import LiveRun, RunLimitReached
-    from agents_ui.sdk.agui import parse_event_object
+    from agents_ui.sdk.agui.client import parse_event_object
 
     settings.AGENTS_UI_RUN_MAX_BYTES = 10_000
     live = LiveRun("run", "agui")

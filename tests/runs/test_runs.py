@@ -20,6 +20,7 @@ from agents_ui.runs.live import start_run, stop_run
 from agents_ui.views.run_render import RunView, StreamRenderer, markdown_html, render_run
 from tests.conftest import CAPTURES
 from tests.factories import make_endpoint, make_user
+from tests.support.waiting import until_live
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -193,10 +194,7 @@ async def test_stop_closes_the_upstream_connection_and_keeps_the_partial_answer(
     endpoint = await sync_to_async(make_endpoint)(base_url=f"{server.url}/slow")
     run = await new_turn(endpoint)
     live = start_run(run)
-    changed = live.subscribe()
-    while "three" not in (live.transcript.messages[0].text if live.transcript.messages else ""):
-        await changed.wait()
-        changed.clear()
+    await until_live(live, lambda: live.transcript.messages and "three" in live.transcript.messages[0].text)
     assert await stop_run(run.pk)
     run = await Run.objects.aget(pk=run.pk)
     assert run.status == Run.Status.CANCELLED
@@ -228,10 +226,9 @@ async def test_one_write_keeps_many_runs_logs_and_sees_a_stop_from_another_proce
     runs = [await new_turn(endpoint, f"turn {i}") for i in range(3)]
     lives = [start_run(run) for run in runs]
     for live in lives:
-        changed = live.subscribe()
-        while "two" not in (live.transcript.messages[0].text if live.transcript.messages else ""):
-            await changed.wait()
-            changed.clear()
+        await until_live(
+            live, lambda live=live: live.transcript.messages and "two" in live.transcript.messages[0].text
+        )
     # Another server process stops the second run: only the database says so.
     await Run.objects.filter(pk=runs[1].pk).aupdate(status=Run.Status.CANCELLED)
     await asyncio.wait_for(lives[1].task, timeout=5)

@@ -17,7 +17,8 @@ from agents_ui.models import Conversation, Message
 from agents_ui.runs.live import LIVE
 from agents_ui.runs.throttle import claim
 from tests.factories import make_endpoint, make_user
-from tests.views.test_conversation import HtmxClient, settle
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

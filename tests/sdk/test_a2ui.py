@@ -1,4 +1,4 @@
-"""A2UI v0.9 read from AG-UI activities (agents_ui/sdk/a2ui.py): the four messages, data binding by
+"""A2UI v0.9 read from AG-UI activities (agents_ui/sdk/a2ui/): the four messages, data binding by
 JSON Pointer, the Basic Catalog's functions, a person's action, the catalogue offered to agents,
 and surfaces built with Google's own A2UI agent SDK (`a2ui-agent-sdk`)."""
 
@@ -16,7 +16,7 @@ from a2ui.parser.messages import to_message_dicts, to_message_models
 from ag_ui.core import ActivityDeltaEvent, ActivitySnapshotEvent, MessagesSnapshotEvent, TextMessageStartEvent
 
 from agents_ui.demo.agui.booking import confirmation_operations, form_operations
-from agents_ui.sdk import a2ui, fold
+from agents_ui.sdk import a2ui, fold, pointer
 
 CATALOG = a2ui.BASIC_CATALOG_ID
 
@@ -98,8 +98,8 @@ def test_progress_before_a_surface_is_painted():
 
 def test_json_pointers_absolute_relative_escaped_and_missing():
     data = {"a/b": {"m~n": [10, 20]}, "list": [{"x": 1}, {"x": 2}]}
-    assert a2ui.resolve_pointer(data, "/a~1b/m~0n/1") == 20
-    assert a2ui.resolve_pointer(data, "/list/01") is None and a2ui.resolve_pointer(data, "/nope") is None
+    assert pointer.resolve(data, "/a~1b/m~0n/1") == 20
+    assert pointer.resolve(data, "/list/01") is None and pointer.resolve(data, "/nope") is None
     assert a2ui.absolute("x", "/list/1") == "/list/1/x" and a2ui.absolute("/top", "/list/1") == "/top"
 
 

@@ -127,7 +127,7 @@ async def test_declared_capabilities_accept_subagents_in_both_spellings(fake_ser
     result = await agent.discover()
     assert result.status == "declared"
     assert result.raw == declaration
-    caps = result.capabilities
+    caps = result.declaration
     assert caps.identity.name == "Planner"
     assert caps.reasoning.supported is True and caps.reasoning.encrypted is False
     assert [s.name for s in caps.multi_agent.subagents] == ["researcher"]
@@ -168,7 +168,7 @@ async def test_invalid_declaration_is_kept_as_invalid_not_a_crash(fake_server):
     result = await agent.discover()
     assert result.status == "invalid"
     assert result.raw == declaration
-    assert result.capabilities is None
+    assert result.declaration is None
     assert "reasoning.supported" in result.error
     with pytest.raises(ProtocolError, match="capability declaration is invalid"):
         await agent.get_capabilities()

@@ -23,7 +23,7 @@ from agents_ui.sdk import (
     parse_policy,
     safe_link,
 )
-from agents_ui.sdk.external import parse_external_frame
+from agents_ui.sdk.external.client import parse_external_frame
 from agents_ui.sdk.limits import MAX_JSON_DEPTH, json_text_depth
 from agents_ui.sdk.sse import INVALID_UTF8_NOTE, SseFrame
 

@@ -8,7 +8,7 @@ import time
 import jsonschema
 import pytest
 
-from agents_ui.sdk.client_tools import (
+from agents_ui.sdk.agui.client_tools import (
     CLIENT_TOOLS,
     MAX_FORM_FIELDS,
     client_tool,

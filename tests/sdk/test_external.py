@@ -221,7 +221,7 @@ async def test_runtime_standard_stream(fake_server, caplog):
     assert transcript.tool_calls["tc1"].result == {"amount": 12}
     assert transcript.modules == [("citation", {"n": 1})]
     assert transcript.grounding[0].url == "https://d.example"
-    assert transcript.artifacts[0].artifact_id == "a1"
+    assert transcript.artifacts["a1"].remote and transcript.artifacts["a1"].id == "a1"
     assert transcript.outcome.kind == "success"
     assert transcript.thread_id == "c1"
 

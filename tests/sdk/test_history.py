@@ -29,8 +29,8 @@ from ag_ui.core import (
 )
 
 from agents_ui.sdk import SseParser, parse_event
-from agents_ui.sdk.history import agui_history
-from agents_ui.sdk.transcript import fold, fold_thread
+from agents_ui.sdk.agui.thread_messages import agui_history
+from agents_ui.sdk.folding import fold, fold_thread
 
 
 def assert_pairs_as_pydantic_ai_requires(history: list, *, resuming: bool) -> None:

@@ -14,8 +14,9 @@ import pytest
 from ag_ui.core import AssistantMessage, RunAgentInput, ToolMessage, UserMessage
 
 from agents_ui.sdk import SseParser, parse_event
-from agents_ui.sdk.history import agui_history
-from agents_ui.sdk.transcript import Transcript, fold, fold_thread
+from agents_ui.sdk.agui.thread_messages import agui_history
+from agents_ui.sdk.folding import fold, fold_thread
+from agents_ui.sdk.transcript import Transcript
 from tests.sdk.test_history import assert_pairs_as_pydantic_ai_requires
 
 INTEROP = Path(__file__).resolve().parents[1] / "fixtures" / "interop"

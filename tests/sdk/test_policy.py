@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from agents_ui.sdk.policy import (
+from agents_ui.sdk.external.policy import (
     EXTERNAL_EVENT_TYPES,
     Done,
     FilePolicy,

@@ -23,7 +23,7 @@ from ag_ui.core import (
 )
 
 from agents_ui.sdk import SseParser, TranscriptBuilder, parse_event
-from agents_ui.sdk.transcript import fold_thread
+from agents_ui.sdk.folding import fold_thread
 
 INTERRUPT = {
     "type": "interrupt",

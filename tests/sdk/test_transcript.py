@@ -425,3 +425,45 @@ def test_display_text_pretty_prints_documents_and_leaves_text_alone():
     assert display_text('"with \\"quotes\\""') == 'with "quotes"'
     assert display_text({"status": "ok"}) == '{\n  "status": "ok"\n}'
     assert display_text("") == ""
+
+
+def test_every_protocol_lands_in_the_same_run_records():
+    """AG-UI interrupts are approval requests, a tool result's images and audio are artifacts."""
+    from ag_ui.core import AudioPart, DataSource, ImagePart, TextPart, UrlSource
+
+    events = [
+        RunStartedEvent(thread_id="t", run_id="r"),
+        ToolCallStartEvent(tool_call_id="c1", tool_call_name="draw"),
+        ToolCallEndEvent(tool_call_id="c1"),
+        ToolCallResultEvent(
+            message_id="m1",
+            tool_call_id="c1",
+            content=[
+                TextPart(text="Two pictures."),
+                ImagePart(source=UrlSource(value="https://img.example/sun.png", mime_type="image/png")),
+                AudioPart(
+                    source=DataSource(value="UklGRg==", mime_type="audio/wav"), metadata={"filename": "a.wav"}
+                ),
+            ],
+        ),
+        RunFinishedEvent(
+            thread_id="t",
+            run_id="r",
+            outcome={
+                "type": "interrupt",
+                "interrupts": [
+                    {"id": "i1", "reason": "ok", "toolCallId": "c1", "responseSchema": {"type": "object"}}
+                ],
+            },
+        ),
+    ]
+    t = fold(events)
+    (request,) = t.open_interrupts
+    assert (request.kind, request.id, request.tool_call_id) == ("interrupt", "i1", "c1")
+    assert request.response_schema == {"type": "object"} and t.approvals == {"i1": request}
+    assert t.pending_approvals == [] and t.in_run_approvals == []  # answered by resuming, not in the run
+    image, clip = t.artifacts.values()
+    assert (image.id, image.media_types) == ("c1-media-1", ["image/png"])
+    assert image.parts[0].url == "https://img.example/sun.png"
+    assert (clip.name, clip.media_type, clip.parts[0].url, clip.remote) == ("a.wav", "audio/wav", "", False)
+    assert t.observed.media and t.task is None

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from typing import Any, Self
+
+from tests.support.waiting import eventually_sync
 
 
 class ThreadedUvicorn:
@@ -29,11 +30,13 @@ class ThreadedUvicorn:
 
     def start(self) -> Self:
         self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
+
+        def started() -> bool:
+            if not self._thread.is_alive():
                 raise RuntimeError(f"{type(self).__name__} did not start")
-            time.sleep(0.01)
+            return self._server.started
+
+        eventually_sync(started, what=f"{type(self).__name__} to start")
         return self
 
     def stop(self) -> None:

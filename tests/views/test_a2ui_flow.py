@@ -4,7 +4,6 @@ conversation, its catalogue offered in the run's context, a button press sent ba
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from datetime import date, timedelta
@@ -13,15 +12,15 @@ import pytest
 from ag_ui.core import RunAgentInput
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
-from django.test import AsyncClient
 
 from agents_ui.demo.agui.booking import BookingDesk
 from agents_ui.demo.agui.running import run_agent
 from agents_ui.models import Run
 from agents_ui.runs.event_log import replay
-from agents_ui.runs.live import LIVE
 from agents_ui.sdk import a2ui
 from tests.factories import make_endpoint, make_user
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,16 +28,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def fresh_cache():
     cache.clear()
-
-
-class HtmxClient(AsyncClient):
-    async def post(self, path, data=None, **extra):
-        return await super().post(path, data, headers={"HX-Request": "true"}, **extra)
-
-
-async def settle():
-    while LIVE:
-        await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
 
 
 def booking_agent(declare: bool = True):

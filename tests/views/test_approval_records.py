@@ -12,7 +12,7 @@ from django.utils import timezone
 from agents_ui.decisions import UserAbilities, decide
 from agents_ui.models import ApprovalRecord, Conversation, Run
 from agents_ui.sdk import SseParser, TranscriptBuilder, fold, parse_event
-from agents_ui.sdk import policy as ext
+from agents_ui.sdk.external import policy as ext
 from agents_ui.views.run_render import RunView
 from tests.factories import make_endpoint, make_user
 

@@ -16,7 +16,9 @@ from agents_ui.models import Conversation, Message, Run
 from agents_ui.sdk import TranscriptBuilder
 from agents_ui.views.run_render import RunView, render_run
 from tests.factories import make_endpoint, make_user
-from tests.views.test_conversation import PDF, PNG, HtmxClient, settle
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle
+from tests.views.test_conversation import PDF, PNG
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -3,28 +3,27 @@ person, and the answer sent back in the next run's history, right after the call
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.template.loader import render_to_string
-from django.test import AsyncClient
 
 from agents_ui.decisions import UserAbilities, decide
 from agents_ui.endpoints.plans import offered_client_tools, offers_client_tools, plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import ToolAnswer
-from agents_ui.runs.live import LIVE
 from agents_ui.sdk import SseParser, fold, parse_event
-from agents_ui.sdk.client_tools import DISMISSED, client_tool, read_answer
+from agents_ui.sdk.agui.client_tools import DISMISSED, client_tool, read_answer
 from agents_ui.views.run_render import RunView
 from agents_ui.views.workspace import _turns
 from tests.conftest import CAPTURES
 from tests.factories import make_endpoint, make_user
 from tests.support.client_tool_agent import declaration, script
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 GENERIC = ["ask_user", "request_form", "confirm", "choose"]
@@ -33,16 +32,6 @@ GENERIC = ["ask_user", "request_form", "confirm", "choose"]
 @pytest.fixture(autouse=True)
 def fresh_cache():
     cache.clear()
-
-
-class HtmxClient(AsyncClient):
-    async def post(self, path, data=None, **extra):
-        return await super().post(path, data, headers={"HX-Request": "true"}, **extra)
-
-
-async def settle():
-    while LIVE:
-        await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
 
 
 def agent_for(mode: str):

@@ -16,7 +16,8 @@ from asgiref.sync import sync_to_async
 
 from agents_ui.models import Run
 from agents_ui.runs.history import transcript_of
-from tests.views.test_thread_pages import REFUND, run_sections, settle, thread
+from tests.support.waiting import settle
+from tests.views.test_thread_pages import REFUND, run_sections, thread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 __all__ = ["thread"]  # the fixture, imported so pytest finds it here

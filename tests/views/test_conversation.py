@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -12,8 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import AsyncClient
 
 from agents_ui.models import Attachment, Conversation, Feedback, Message, Run
-from agents_ui.runs.live import LIVE
 from tests.factories import make_endpoint, make_user
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -61,18 +61,6 @@ async def browser(agent):
     await client.aforce_login(user)
     client.endpoint, client.user, client.agent = endpoint, user, agent
     return client
-
-
-class HtmxClient(AsyncClient):
-    """Requests as htmx sends them."""
-
-    async def post(self, path, data=None, **extra):
-        return await super().post(path, data, headers={"HX-Request": "true"}, **extra)
-
-
-async def settle():
-    while LIVE:
-        await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
 
 
 async def test_the_message_is_saved_before_the_agent_is_called_and_the_answer_after(browser):

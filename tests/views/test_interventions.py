@@ -3,7 +3,6 @@ said, and the correction goes as the next run on the same thread, with the whole
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -13,7 +12,8 @@ from django.core.cache import cache
 from agents_ui.models import Conversation, Message, Run
 from agents_ui.runs.live import CHANGED_COURSE, LIVE
 from tests.factories import make_endpoint, make_user
-from tests.views.test_conversation import HtmxClient, settle
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import eventually, settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -62,12 +62,11 @@ def person_with(fake_server):
 
 
 async def said(text: str) -> None:
-    for _ in range(500):
+    def saying() -> bool:
         live = next(iter(LIVE.values()), None)
-        if live and live.transcript.messages and text in live.transcript.messages[-1].text:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"the agent never said {text!r}")
+        return bool(live and live.transcript.messages and text in live.transcript.messages[-1].text)
+
+    await eventually(saying, what=f"the agent to say {text!r}")
 
 
 async def test_a_change_of_course_stops_the_run_keeping_its_words_and_sends_the_correction(person_with):

@@ -16,7 +16,8 @@ from asgiref.sync import sync_to_async
 from agents_ui.models import ApprovalRecord, Conversation, Run
 from tests.factories import make_endpoint, make_user
 from tests.support import shaped_agent
-from tests.views.test_thread_pages import Person, settle
+from tests.support.waiting import settle
+from tests.views.test_thread_pages import Person
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

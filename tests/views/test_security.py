@@ -12,9 +12,10 @@ from django.contrib.auth.models import Group
 from django.test import AsyncClient
 
 from agents_ui.models import ApprovalRecord, Conversation, Message, Run
-from agents_ui.runs.live import LIVE
 from agents_ui.templatetags.agents_ui_tags import agent_link
 from tests.factories import make_endpoint, make_user
+from tests.support.htmx import htmx_post
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,15 +41,6 @@ def agent_declaring(declaration: dict):
             await exchange.send(f"data: {json.dumps(event)}\n\n")
 
     return handler, calls
-
-
-async def settle():
-    while LIVE:
-        await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
-
-
-async def htmx_post(client: AsyncClient, path: str, data: dict):
-    return await client.post(path, data, headers={"HX-Request": "true"})
 
 
 # --- Preview ------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ from django.core.cache import cache
 
 from agents_ui.models import Conversation, Feedback, Message, Run
 from tests.factories import make_endpoint, make_user
-from tests.views.test_conversation import HtmxClient, settle
+from tests.support.htmx import HtmxClient
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -6,7 +6,6 @@ agent answers the n-th run with the n-th capture, and sees what the product send
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -22,12 +21,12 @@ from agents_ui.decisions import decide as decide_plan
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import Conversation, Run
 from agents_ui.runs.history import transcript_of
-from agents_ui.runs.live import LIVE
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.sdk.agui import parse_event_object
+from agents_ui.sdk.agui.client import parse_event_object
 from agents_ui.views.run_render import RunView, StreamRenderer, dom_id
 from tests.factories import make_endpoint, make_user
 from tests.interop import common
+from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,12 +50,6 @@ def captures_agent(*names: str):
 class Person(AsyncClient):
     async def post(self, path, data=None, **extra):
         return await super().post(path, data, headers={"HX-Request": "true"}, **extra)
-
-
-async def settle() -> None:
-    async with asyncio.timeout(20):
-        while LIVE:
-            await asyncio.gather(*(live.task for live in list(LIVE.values()) if live.task))
 
 
 @pytest.fixture

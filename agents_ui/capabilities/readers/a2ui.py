@@ -17,7 +17,7 @@ from agents_ui.capabilities.profile import GenerativeUI
 from agents_ui.capabilities.provenance import UNSAID, Fact, Kind, Provenance
 from agents_ui.capabilities.readers.document import Document
 
-# The same ids as agents_ui/sdk/a2ui.py (this package imports nothing of the SDK's).
+# The same ids as agents_ui/sdk/a2ui/catalog.py (this package imports nothing of the SDK's).
 VERSION = "v0.9"
 EXTENSION_URI = "https://a2ui.org/a2a-extension/a2ui/v0.9"
 CUSTOM_PATH = "custom.a2ui"

@@ -2,7 +2,7 @@
 
 They speak docs/PROTOCOLS.md section 2 exactly: policy and negotiation, conversations streamed in three
 profiles, approvals that pause an open stream, file uploads checked on their bytes, and the stable
-error codes of 2.3. The HTTP side is in ../views.py; these modules raise `AgentError` and yield frames.
+error codes of 2.3. The HTTP side is in ../views.py; these modules raise `ErrorAnswer` and yield frames.
 An agent's policy is data; its own work on a turn (its domain tools) is `act`, in its own module.
 """
 
@@ -20,11 +20,17 @@ from typing import Any
 
 import filetype
 
-from agents_ui.demo.external.errors import AgentError, invalid, not_found, unsupported
-from agents_ui.demo.external.store import STORE, Approval, Artifact, Conversation, StoredFile
+from agents_ui.demo.external.errors import ErrorAnswer, invalid, not_found, unsupported
+from agents_ui.demo.external.store import (
+    STORE,
+    StoredApproval,
+    StoredArtifact,
+    StoredConversation,
+    StoredFile,
+)
 from agents_ui.demo.gate import AnswerBudget
 from agents_ui.demo.replies import deltas, human_size, keywords, paced, topic_of
-from agents_ui.sdk.policy import EXTERNAL_EVENT_TYPES, Done, LegacyText
+from agents_ui.sdk.external.policy import EXTERNAL_EVENT_TYPES, Done, LegacyText
 
 RUNTIME_STANDARD = "runtime-standard-v1"
 MODULES = "modules-v1"
@@ -82,7 +88,7 @@ class ExternalDemoAgent:
     def check_sdk_version(self, header: str | None) -> None:
         minimum = (self.policy.get("sdk") or {}).get("minVersion")
         if minimum and parse_version(header) < parse_version(minimum):
-            raise AgentError(
+            raise ErrorAnswer(
                 426,
                 "sdk_version_unsupported",
                 f"This agent needs an Agents SDK of version {minimum} or newer.",
@@ -102,7 +108,7 @@ class ExternalDemoAgent:
                 hits.popleft()
             if len(hits) >= limit["limit"]:
                 retry = math.ceil(hits[0] + limit["windowSeconds"] - now)
-                raise AgentError(
+                raise ErrorAnswer(
                     429,
                     "rate_limited",
                     f"At most {limit['limit']} messages per {limit['windowSeconds']} s ({limit['scope']}).",
@@ -124,7 +130,7 @@ class ExternalDemoAgent:
         for limit in self.policy.get("spendLimits", []):
             total, frees_in = self.spent(limit["scope"], limit["windowSeconds"])
             if total + amount > limit["limit"]:
-                raise AgentError(
+                raise ErrorAnswer(
                     429,
                     "spend_limit_exceeded",
                     f"That would exceed the {limit['limit']:g} {limit['currency']} limit "
@@ -146,7 +152,7 @@ class ExternalDemoAgent:
         fields = flatten(host_context)
         refused = sorted(name for name in fields if name not in policy["acceptedFields"])
         if refused:
-            raise AgentError(
+            raise ErrorAnswer(
                 422,
                 "host_context_rejected",
                 f"Host context fields not accepted: {', '.join(refused)}.",
@@ -154,7 +160,7 @@ class ExternalDemoAgent:
             )
         size = len(json.dumps(host_context, separators=(",", ":")).encode())
         if policy.get("maxTotalBytes") is not None and size > policy["maxTotalBytes"]:
-            raise AgentError(
+            raise ErrorAnswer(
                 422,
                 "host_context_rejected",
                 f"Host context is {size} bytes; at most {policy['maxTotalBytes']} are accepted.",
@@ -184,13 +190,13 @@ class ExternalDemoAgent:
         )
         return {"streamProfile": profile, "outputModuleTypes": modules, "providerGroundingDisplay": grounding}
 
-    def create_conversation(self) -> Conversation:
+    def create_conversation(self) -> StoredConversation:
         self.require("conversations")
-        conversation = Conversation(id=new_id("conv"), agent=self.slug)
+        conversation = StoredConversation(id=new_id("conv"), agent=self.slug)
         STORE.conversations[conversation.id] = conversation
         return conversation
 
-    def conversation(self, conversation_id: str) -> Conversation:
+    def conversation(self, conversation_id: str) -> StoredConversation:
         conversation = STORE.conversations.get(conversation_id)
         if conversation is None or conversation.agent != self.slug:
             raise not_found("conversation")
@@ -206,7 +212,7 @@ class ExternalDemoAgent:
             raise unsupported("filePolicy.upload")
         size = len(data) if size is None else size
         if size > policy["maxUploadBytes"]:
-            raise AgentError(
+            raise ErrorAnswer(
                 413,
                 "file_too_large",
                 f"The file is {human_size(size)}; the limit is {human_size(policy['maxUploadBytes'])}.",
@@ -216,7 +222,7 @@ class ExternalDemoAgent:
         sniffed = filetype.guess_mime(data)
         allowed = policy["allowedMimeTypes"]
         if sniffed not in allowed:
-            raise AgentError(
+            raise ErrorAnswer(
                 415,
                 "unsupported_media_type",
                 f"The file's content is {sniffed or 'of an unknown type'}; accepted: {', '.join(allowed)}.",
@@ -224,7 +230,7 @@ class ExternalDemoAgent:
             )
         declared = (declared_type or "").split(";")[0].strip().lower()
         if declared and declared != "application/octet-stream" and declared != sniffed:
-            raise AgentError(
+            raise ErrorAnswer(
                 415,
                 "unsupported_media_type",
                 f"The file is labelled {declared} but its content is {sniffed}.",
@@ -245,7 +251,7 @@ class ExternalDemoAgent:
             raise not_found("file")
         return stored
 
-    def decide(self, approval_id: str, body: Any) -> Approval:
+    def decide(self, approval_id: str, body: Any) -> StoredApproval:
         self.require("approvals")
         approval = STORE.approvals.get(approval_id)
         if approval is None or approval.agent != self.slug:
@@ -257,9 +263,9 @@ class ExternalDemoAgent:
             raise invalid("editedInput must be an object.")
         # An approval the agent denied itself on expiry is "expired" (410), not "already decided" (409).
         if approval.expired and (approval.decision is None or approval.reason == "expired"):
-            raise AgentError(410, "approval_expired", "This approval expired; the agent denied it itself.")
+            raise ErrorAnswer(410, "approval_expired", "This approval expired; the agent denied it itself.")
         if approval.decision is not None:
-            raise AgentError(
+            raise ErrorAnswer(
                 409, "approval_already_decided", f"This approval was already decided ({approval.decision})."
             )
         approval.decision = body["decision"]
@@ -269,11 +275,11 @@ class ExternalDemoAgent:
         approval.decided.set()
         return approval
 
-    def artifacts(self, conversation_id: str) -> list[Artifact]:
+    def artifacts(self, conversation_id: str) -> list[StoredArtifact]:
         self.require("artifacts")
         return [STORE.artifacts[a] for a in self.conversation(conversation_id).artifact_ids]
 
-    def artifact(self, artifact_id: str) -> Artifact:
+    def artifact(self, artifact_id: str) -> StoredArtifact:
         self.require("artifacts")
         artifact = STORE.artifacts.get(artifact_id)
         if artifact is None or artifact.agent != self.slug:
@@ -344,7 +350,7 @@ class MessageTurn:
     """One user message and the answer the agent streams back."""
 
     agent: ExternalDemoAgent
-    conversation: Conversation
+    conversation: StoredConversation
     content: str
     files: list[StoredFile]
     host_context: dict[str, Any]
@@ -400,7 +406,7 @@ class MessageTurn:
                 },
             )
         if self.agent.policy["capabilities"].get("artifacts"):
-            artifact = Artifact(
+            artifact = StoredArtifact(
                 id=new_id("artifact"),
                 agent=self.agent.slug,
                 conversation_id=self.conversation.id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 
-class AgentError(Exception):
+class ErrorAnswer(Exception):
     """A non-2xx answer of PROTOCOLS 2.3: the view turns it into {"error": {...}}."""
 
     def __init__(
@@ -39,8 +39,8 @@ class AgentError(Exception):
         return {"error": error}
 
 
-def unsupported(capability: str) -> AgentError:
-    return AgentError(
+def unsupported(capability: str) -> ErrorAnswer:
+    return ErrorAnswer(
         403,
         "unsupported_capability",
         f"This agent does not offer {capability}.",
@@ -48,9 +48,9 @@ def unsupported(capability: str) -> AgentError:
     )
 
 
-def not_found(what: str) -> AgentError:
-    return AgentError(404, "not_found", f"Unknown {what}.")
+def not_found(what: str) -> ErrorAnswer:
+    return ErrorAnswer(404, "not_found", f"Unknown {what}.")
 
 
-def invalid(message: str) -> AgentError:
-    return AgentError(400, "invalid_request", message)
+def invalid(message: str) -> ErrorAnswer:
+    return ErrorAnswer(400, "invalid_request", message)

@@ -14,7 +14,7 @@ from typing import Any
 
 
 @dataclass
-class Conversation:
+class StoredConversation:
     id: str
     agent: str
     message_ids: list[str] = field(default_factory=list)
@@ -34,7 +34,7 @@ class StoredFile:
 
 
 @dataclass
-class Approval:
+class StoredApproval:
     id: str
     agent: str
     tool_call_id: str
@@ -53,7 +53,7 @@ class Approval:
 
 
 @dataclass
-class Artifact:
+class StoredArtifact:
     id: str
     agent: str
     conversation_id: str
@@ -75,10 +75,10 @@ class Artifact:
 class Store:
     """Everything the external demo agents remember (one process; see the module docstring)."""
 
-    conversations: dict[str, Conversation] = field(default_factory=dict)
+    conversations: dict[str, StoredConversation] = field(default_factory=dict)
     files: dict[str, StoredFile] = field(default_factory=dict)
-    approvals: dict[str, Approval] = field(default_factory=dict)
-    artifacts: dict[str, Artifact] = field(default_factory=dict)
+    approvals: dict[str, StoredApproval] = field(default_factory=dict)
+    artifacts: dict[str, StoredArtifact] = field(default_factory=dict)
     interactions: list[dict[str, Any]] = field(default_factory=list)
     # (agent, scope key) -> monotonic times of recent requests, for the rate limits.
     hits: dict[tuple[str, str], deque[float]] = field(default_factory=dict)

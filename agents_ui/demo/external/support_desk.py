@@ -20,7 +20,7 @@ from agents_ui.demo.external.base import (
     new_id,
     schema,
 )
-from agents_ui.demo.external.store import STORE, Approval
+from agents_ui.demo.external.store import STORE, StoredApproval
 from agents_ui.demo.replies import first_amount, pause
 
 # Seconds an approval stays open before the agent denies it itself; tests shorten it.
@@ -76,7 +76,7 @@ class SupportDesk(ExternalDemoAgent):
         amount = self.refund_amount(turn)
         call_id = new_id("call")
         tool_input = {"orderId": order, "amount": amount, "currency": "EUR"}
-        approval = Approval(
+        approval = StoredApproval(
             id=new_id("approval"),
             agent=self.slug,
             tool_call_id=call_id,

@@ -9,7 +9,6 @@ import json
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -22,8 +21,9 @@ from ag_ui.core import (
 )
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .errors import AgentError, ProtocolError, RunTooLargeError
-from .limits import (
+from ..discovery import DiscoveryResult
+from ..errors import AgentError, ProtocolError, RunTooLargeError, validation_problems
+from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
     DEFAULT_MAX_FRAME_BYTES,
     DEFAULT_MAX_TOTAL_BYTES,
@@ -33,10 +33,9 @@ from .limits import (
     json_text_depth,
     safe_link,
 )
-from .sse import SseParser
-from .transport import (
+from ..sse import SseParser
+from ..transport import (
     BodyOutOfBoundsError,
-    DiscoveryStatus,
     RunClock,
     check_content_type,
     client_for,
@@ -50,7 +49,6 @@ __all__ = [
     "EVENT_ADAPTER",
     "THINKING_TO_REASONING",
     "AgUiAgent",
-    "DiscoveryResult",
     "check_event_depth",
     "normalize_capabilities",
     "parse_capabilities",
@@ -96,10 +94,9 @@ def check_event_depth(data: str) -> None:
 
 
 def _shape_error(exc: ValidationError, type_name: str) -> ProtocolError:
-    first = exc.errors(include_url=False)[0]
-    where = ".".join(str(part) for part in first["loc"]) or "(event)"
+    first = validation_problems(exc, limit=1, root="(event)")
     return ProtocolError(
-        f"the agent sent a {type_name} event that does not match AG-UI 1.0: {where}: {first['msg']} "
+        f"the agent sent a {type_name} event that does not match AG-UI 1.0: {first} "
         f"({exc.error_count()} problem(s))"
     )
 
@@ -199,29 +196,8 @@ def parse_capabilities(raw: Mapping[str, Any]) -> AgentCapabilities:
     try:
         return AgentCapabilities.model_validate(normalize_capabilities(raw))
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
-            for err in exc.errors(include_url=False)[:5]
-        )
+        problems = validation_problems(exc)
         raise ProtocolError(f"the agent's capability declaration is invalid: {problems}") from exc
-
-
-@dataclass(frozen=True, slots=True)
-class DiscoveryResult:
-    """What capability discovery found, keeping the distinctions of docs/PROTOCOLS.md 1.2.
-
-    - ``declared``: ``capabilities`` holds the validated declaration.
-    - ``none``: the agent has no discovery (404, 405, a body that is not an object): unknown.
-    - ``invalid``: an object that fails validation; ``raw`` keeps it, ``error`` says why.
-    - ``unreachable``: the call itself failed (network, timeout, 5xx); ``error`` says how.
-    """
-
-    status: DiscoveryStatus
-    source_url: str
-    capabilities: AgentCapabilities | None = None
-    raw: dict[str, Any] | None = None
-    error: str | None = None
-    error_code: str | None = None
 
 
 class AgUiAgent:
@@ -259,7 +235,7 @@ class AgUiAgent:
     def __repr__(self) -> str:  # no headers: they may hold credentials
         return f"AgUiAgent({self.url!r})"
 
-    async def discover(self) -> DiscoveryResult:
+    async def discover(self) -> DiscoveryResult[AgentCapabilities]:
         """Ask the agent what it currently declares. Never raises for agent-side problems."""
         try:
             return await self._discover()
@@ -275,9 +251,9 @@ class AgUiAgent:
         result = await self._discover()
         if result.status == "invalid":
             raise ProtocolError(result.error)
-        return result.capabilities
+        return result.declaration
 
-    async def _discover(self) -> DiscoveryResult:
+    async def _discover(self) -> DiscoveryResult[AgentCapabilities]:
         url = self.discovery_url
         async with client_for(self._client) as client:
             with translate_transport_errors("capability discovery"):
@@ -303,7 +279,7 @@ class AgUiAgent:
             capabilities = parse_capabilities(body)
         except ProtocolError as exc:
             return DiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
-        return DiscoveryResult("declared", url, capabilities=capabilities, raw=body)
+        return DiscoveryResult("declared", url, declaration=capabilities, raw=body)
 
     async def run(self, input: RunAgentInput, *, notes: list[str] | None = None) -> AsyncIterator[Event]:
         """Start a run and yield its events as they arrive.

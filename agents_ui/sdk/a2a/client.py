@@ -1,4 +1,4 @@
-"""A2A agents (Agent2Agent 1.0), through the official `a2a-sdk`: its types, its card parser, its client.
+"""A2A agents (Agent2Agent 1.0), through the official `a2a-sdk`: its types, Agent Card parser, client.
 
 Discovery reads the Agent Card at `{base}/.well-known/agent-card.json` (bounded in size and depth,
 parsed by the SDK) and tells four outcomes apart: a card the client can use, an unreachable card, a
@@ -18,8 +18,7 @@ import copy
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 from a2a.client import A2AClientError, A2AClientTimeoutError, ClientConfig, ClientFactory
@@ -30,7 +29,8 @@ from a2a.utils import errors as a2a_errors
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH, TransportProtocol
 from google.protobuf.json_format import MessageToDict, ParseDict, ParseError
 
-from .errors import (
+from ..discovery import DiscoveryResult
+from ..errors import (
     AgentError,
     AgentTimeoutError,
     AgentUnreachableError,
@@ -46,7 +46,7 @@ from .errors import (
     UnsupportedMediaTypeError,
     parse_retry_after,
 )
-from .limits import (
+from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
     DEFAULT_MAX_TOTAL_BYTES,
     DEFAULT_RUN_TIME_LIMIT,
@@ -54,7 +54,7 @@ from .limits import (
     exceeds_depth,
     size_label,
 )
-from .transport import (
+from ..transport import (
     BodyOutOfBoundsError,
     make_timeout,
     raise_for_status,
@@ -66,7 +66,6 @@ __all__ = [
     "CARD_PATH",
     "USABLE_BINDINGS",
     "A2AAgent",
-    "CardDiscovery",
     "event_from_record",
     "event_record",
     "normalised_card",
@@ -82,20 +81,6 @@ USABLE_BINDINGS: tuple[str, ...] = (TransportProtocol.JSONRPC.value, TransportPr
 MAX_CARD_BYTES = 512 * 1024
 
 LEGACY_EXTENSIONS_HEADER = f"X-{HTTP_EXTENSION_HEADER}"
-
-CardStatus = Literal["declared", "invalid", "unreachable", "unsupported"]
-
-
-@dataclass(frozen=True)
-class CardDiscovery:
-    """What reading the Agent Card found; `raw` is the card as sent (when it was JSON)."""
-
-    status: CardStatus
-    source_url: str
-    raw: dict[str, Any] | None = None
-    error: str = ""
-    error_code: str | None = None
-
 
 def well_known_card_url(base_url: str) -> str:
     return f"{base_url.rstrip('/')}{CARD_PATH}"
@@ -270,7 +255,7 @@ class A2AAgent:
         self.event_idle_timeout = event_idle_timeout
         self.run_time_limit = run_time_limit
 
-    async def discover(self) -> CardDiscovery:
+    async def discover(self) -> DiscoveryResult[pb.AgentCard]:
         """Read the Agent Card. Never raises for agent-side problems."""
         url = self.discovery_url
         try:
@@ -282,26 +267,27 @@ class A2AAgent:
                     try:
                         body = await read_json(response, "the Agent Card", limit=MAX_CARD_BYTES)
                     except BodyOutOfBoundsError as exc:
-                        return CardDiscovery("invalid", url, error=exc.message, error_code=exc.code)
+                        return DiscoveryResult("invalid", url, error=exc.message, error_code=exc.code)
         except ProtocolError as exc:  # a 200 that is not JSON: the card is not valid
-            return CardDiscovery("invalid", url, error=exc.message, error_code=exc.code)
+            return DiscoveryResult("invalid", url, error=exc.message, error_code=exc.code)
         except AgentError as exc:
-            return CardDiscovery("unreachable", url, error=str(exc), error_code=exc.code)
+            return DiscoveryResult("unreachable", url, error=str(exc), error_code=exc.code)
         if not isinstance(body, dict):
-            return CardDiscovery("invalid", url, error="the Agent Card is not a JSON object")
+            return DiscoveryResult("invalid", url, error="the Agent Card is not a JSON object")
         try:
             card = parse_card(body)
         except ProtocolError as exc:
-            return CardDiscovery("invalid", url, raw=body, error=exc.message, error_code=exc.code)
+            return DiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
         if usable_interface(card) is None:
             bindings = ", ".join(sorted({i.protocol_binding or "?" for i in card.supported_interfaces}))
-            return CardDiscovery(
+            return DiscoveryResult(
                 "unsupported",
                 url,
+                declaration=card,
                 raw=body,
                 error=f"the card offers only {bindings}; this product speaks {', '.join(USABLE_BINDINGS)}",
             )
-        return CardDiscovery("declared", url, raw=body)
+        return DiscoveryResult("declared", url, declaration=card, raw=body)
 
     def _sdk_client(self, card: pb.AgentCard, *, streaming: bool) -> Any:
         _cap_responses(self._client, self.max_total_bytes)

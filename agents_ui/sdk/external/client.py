@@ -5,22 +5,23 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import filetype
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from .agui import check_event_depth
-from .errors import (
+from ..agui.client import check_event_depth
+from ..discovery import DiscoveryResult
+from ..errors import (
     AgentError,
     FileTooLargeError,
     ProtocolError,
     UnsupportedCapabilityError,
     UnsupportedMediaTypeError,
+    validation_problems,
 )
-from .limits import (
+from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
     DEFAULT_MAX_FRAME_BYTES,
     DEFAULT_MAX_TOTAL_BYTES,
@@ -28,6 +29,18 @@ from .limits import (
     MAX_JSON_DEPTH,
     exceeds_depth,
 )
+from ..sse import SseFrame, SseParser
+from ..transport import (
+    BodyOutOfBoundsError,
+    RunClock,
+    check_content_type,
+    client_for,
+    make_timeout,
+    raise_for_status,
+    read_json,
+    translate_transport_errors,
+)
+from ..version import SDK_VERSION
 from .policy import (
     CHAT_LEGACY_V1,
     EXTERNAL_EVENT_TYPES,
@@ -35,9 +48,9 @@ from .policy import (
     ApprovalDecision,
     ApprovalRequested,
     ApprovalResolved,
-    Artifact,
-    Conversation,
+    ArtifactContent,
     Done,
+    ExternalConversation,
     ExternalEvent,
     FileInfo,
     InteractionRequest,
@@ -49,23 +62,9 @@ from .policy import (
     RunCompleted,
     RunFailed,
 )
-from .sse import SseFrame, SseParser
-from .transport import (
-    BodyOutOfBoundsError,
-    DiscoveryStatus,
-    RunClock,
-    check_content_type,
-    client_for,
-    make_timeout,
-    raise_for_status,
-    read_json,
-    translate_transport_errors,
-)
-from .version import SDK_VERSION
 
 __all__ = [
     "ExternalAgentClient",
-    "PolicyDiscoveryResult",
     "parse_external_frame",
     "parse_policy",
     "sniff_mime_type",
@@ -83,10 +82,7 @@ def _validate[M: BaseModel](model: type[M], body: Any, what: str) -> M:
     try:
         return model.model_validate(body)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
-            for err in exc.errors(include_url=False)[:5]
-        )
+        problems = validation_problems(exc)
         raise ProtocolError(
             f"{what}: the agent's answer is not a valid {model.__name__}: {problems}"
         ) from exc
@@ -125,11 +121,8 @@ def parse_external_frame(frame: SseFrame) -> ExternalEvent | None:
     try:
         event = cls.model_validate_json(frame.data)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(event)"
-        raise ProtocolError(
-            f"the agent sent a {frame.event!r} event that is not valid: {where}: {err['msg']}"
-        ) from exc
+        first = validation_problems(exc, limit=1, root="(event)")
+        raise ProtocolError(f"the agent sent a {frame.event!r} event that is not valid: {first}") from exc
     event.sequence = _sequence(frame.id)
     return event
 
@@ -162,18 +155,6 @@ def sniff_mime_type(content: bytes, declared: str | None = None) -> str:
     if declared and declared.split(";", 1)[0].strip().lower().startswith(_TEXT_LIKE):
         return declared.split(";", 1)[0].strip().lower()
     return "text/plain"
-
-
-@dataclass(frozen=True, slots=True)
-class PolicyDiscoveryResult:
-    """What ``GET {base}/policy`` found; same statuses as the AG-UI ``DiscoveryResult``."""
-
-    status: DiscoveryStatus
-    source_url: str
-    policy: PublicExternalAgentPolicy | None = None
-    raw: dict[str, Any] | None = None
-    error: str | None = None
-    error_code: str | None = None
 
 
 class ExternalAgentClient:
@@ -258,25 +239,25 @@ class ExternalAgentClient:
         self.policy = parse_policy(body)
         return self.policy
 
-    async def discover(self) -> PolicyDiscoveryResult:
+    async def discover(self) -> DiscoveryResult[PublicExternalAgentPolicy]:
         """Read the policy for a snapshot; never raises for agent-side problems."""
         url = self.discovery_url
         try:
             body = await self._request("GET", url, "reading the agent's policy")
         except BodyOutOfBoundsError as exc:
-            return PolicyDiscoveryResult("invalid", url, error=exc.message, error_code=exc.code)
+            return DiscoveryResult("invalid", url, error=exc.message, error_code=exc.code)
         except AgentError as exc:
             if exc.status in (404, 405):
-                return PolicyDiscoveryResult("none", url, error=str(exc), error_code=exc.code)
-            return PolicyDiscoveryResult("unreachable", url, error=str(exc), error_code=exc.code)
+                return DiscoveryResult("none", url, error=str(exc), error_code=exc.code)
+            return DiscoveryResult("unreachable", url, error=str(exc), error_code=exc.code)
         if not isinstance(body, dict):
-            return PolicyDiscoveryResult("none", url, error="the policy answer is not a JSON object")
+            return DiscoveryResult("none", url, error="the policy answer is not a JSON object")
         try:
             policy = parse_policy(body)
         except ProtocolError as exc:
-            return PolicyDiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
+            return DiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
         self.policy = policy
-        return PolicyDiscoveryResult("declared", url, policy=policy, raw=body)
+        return DiscoveryResult("declared", url, declaration=policy, raw=body)
 
     async def prepare(
         self,
@@ -297,9 +278,9 @@ class ExternalAgentClient:
 
     # --- 2.2 conversations and streaming ----------------------------------------------------------
 
-    async def create_conversation(self) -> Conversation:
+    async def create_conversation(self) -> ExternalConversation:
         body = await self._request("POST", "/conversations", "creating a conversation")
-        return _validate(Conversation, body, "creating a conversation")
+        return _validate(ExternalConversation, body, "creating a conversation")
 
     def _stream_profile(self, requested: str | None) -> str:
         if requested:
@@ -433,7 +414,7 @@ class ExternalAgentClient:
         body = await self._request("GET", f"/files/{file_id}", "reading a file")
         return _validate(FileInfo, body, "reading a file")
 
-    async def list_artifacts(self, conversation_id: str) -> list[Artifact]:
+    async def list_artifacts(self, conversation_id: str) -> list[ArtifactContent]:
         what = "listing artifacts"
         body = await self._request("GET", f"/conversations/{conversation_id}/artifacts", what)
         # Accept a bare list and the common {"artifacts": [...]} envelope.
@@ -441,11 +422,11 @@ class ExternalAgentClient:
             body = body["artifacts"]
         if not isinstance(body, list):
             raise ProtocolError(f"{what}: the agent's answer is not a list of artifacts")
-        return [_validate(Artifact, item, what) for item in body]
+        return [_validate(ArtifactContent, item, what) for item in body]
 
-    async def get_artifact(self, artifact_id: str) -> Artifact:
+    async def get_artifact(self, artifact_id: str) -> ArtifactContent:
         body = await self._request("GET", f"/artifacts/{artifact_id}", "reading an artifact")
-        return _validate(Artifact, body, "reading an artifact")
+        return _validate(ArtifactContent, body, "reading an artifact")
 
     async def send_interaction(
         self,

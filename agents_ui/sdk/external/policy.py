@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from .limits import safe_link
+from ..limits import safe_link
 
 __all__ = [
     "CHAT_LEGACY_V1",
@@ -27,14 +27,14 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalRequested",
     "ApprovalResolved",
-    "Artifact",
+    "ArtifactContent",
     "ArtifactCreated",
-    "Conversation",
     "DomainTool",
     "DomainToolOperation",
     "Done",
     "ErrorBody",
     "ErrorDetail",
+    "ExternalConversation",
     "ExternalEvent",
     "FileInfo",
     "FilePolicy",
@@ -209,7 +209,7 @@ class PrepareResult(PolicyModel):
 # --- 2.2 resources ---------------------------------------------------------------------------------
 
 
-class Conversation(PolicyModel):
+class ExternalConversation(PolicyModel):
     id: str
 
 
@@ -234,7 +234,7 @@ class FileInfo(PolicyModel):
     size: int
 
 
-class Artifact(PolicyModel):
+class ArtifactContent(PolicyModel):
     id: str
     name: str | None = None
     mime_type: str | None = None

@@ -21,7 +21,7 @@ from typing import Any
 
 from ag_ui import core as ag
 
-from .transcript import ReasoningEntry, ToolCallRecord, Transcript, TranscriptMessage
+from ..transcript import ReasoningEntry, ToolCallRecord, Transcript, TranscriptMessage
 
 __all__ = ["agui_history"]
 

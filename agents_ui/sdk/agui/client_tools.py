@@ -21,7 +21,7 @@ from typing import Any
 import jsonschema
 from ag_ui.core import Tool
 
-from .schema import validate_against
+from ..schema import validate_against
 
 __all__ = [
     "ASK_USER",
@@ -339,7 +339,7 @@ def read_form(fields: list[FormField], data: Mapping[str, str]) -> tuple[dict[st
 
 @dataclass(frozen=True)
 class ClientToolCall:
-    """A call of one of the client's tools, its arguments checked: what its card shows."""
+    """A call of one of the client's tools, its arguments checked against the tool's schema."""
 
     name: str
     args: dict[str, Any]
@@ -388,7 +388,7 @@ def client_tool(name: str, args: Any) -> ClientToolCall | None:
 
 
 def read_answer(call: ClientToolCall, data: Mapping[str, str]) -> tuple[Any, str]:
-    """The answer a submitted card gives (a JSON value), and why it cannot be sent ("" when it can)."""
+    """The answer a submitted form gives (a JSON value), and why it cannot be sent ("" when it can)."""
     if call.name == ASK_USER:
         answer = (data.get("suggestion") or data.get("answer") or "").strip()
         if not answer:

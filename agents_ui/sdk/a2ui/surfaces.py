@@ -1,0 +1,248 @@
+"""A2UI v0.9 (Google's Agent-to-UI protocol) as it arrives in AG-UI activities, read and bounded.
+
+AG-UI's A2UI middleware carries surfaces as `ACTIVITY_SNAPSHOT` events of type `a2ui-surface`
+whose content is `{"a2ui_operations": [{"version": "v0.9", <one message>}, ...]}` (or, while the
+agent builds it, `{"status": "building" | "retrying" | "failed"}`). This module reads those
+messages (createSurface, updateComponents, updateDataModel, deleteSurface) into surfaces; `render`
+resolves them into a tree, `actions` turns a person's action into the `userAction` the middleware
+expects in `forwardedProps.a2uiAction`.
+
+Everything here is agent-supplied and untrusted: counts, depth, sizes and text lengths are bounded,
+and anything refused leaves a note that the page shows. Pure Python: no Django.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import pointer
+from .catalog import (
+    BASIC_CATALOG_ID,
+    CATALOG_IDS,
+    MAX_COMPONENTS,
+    MAX_OPERATIONS,
+    MAX_SURFACES,
+    MAX_TEXT,
+    MESSAGE_TYPES,
+    OPERATIONS_KEY,
+    VERSION,
+    name_of,
+    note,
+)
+
+# --- Surfaces --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Surface:
+    """One surface after the messages of an activity: its catalogue, components and data model."""
+
+    id: str
+    catalog_id: str = BASIC_CATALOG_ID
+    theme: dict[str, Any] = field(default_factory=dict)
+    send_data_model: bool = False
+    components: dict[str, dict[str, Any]] = field(default_factory=dict)
+    data: Any = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def supported(self) -> bool:
+        """Whether its catalogue is the one this product renders."""
+        return self.catalog_id in CATALOG_IDS
+
+    @property
+    def agent_name(self) -> str:
+        name = self.theme.get("agentDisplayName")
+        return name[:80] if isinstance(name, str) else ""
+
+
+@dataclass
+class Activity:
+    """What one `a2ui-surface` activity shows: its surfaces, or the agent's progress on them."""
+
+    surfaces: list[Surface] = field(default_factory=list)
+    status: str = ""  # building | retrying | failed, before a surface is painted
+    error: str = ""
+    deleted: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def surface(self, surface_id: str) -> Surface | None:
+        return next((s for s in self.surfaces if s.id == surface_id), None)
+
+
+def read_activity(content: Any, prior: Mapping[str, Surface] | None = None) -> Activity:
+    """The surfaces an `a2ui-surface` activity's content describes, within the bounds.
+
+    `prior` are the thread's surfaces as earlier activities left them (`thread_surfaces`): an update
+    for one of them, without a createSurface here, goes on from there (an agent updates a surface
+    it created in an earlier turn, as AG-UI's A2UI middleware tells it to)."""
+    activity = Activity()
+    if not isinstance(content, Mapping):
+        note(activity.notes, "The interface is not an object: nothing to show.")
+        return activity
+    status = content.get("status")
+    if status in ("building", "retrying", "failed"):
+        activity.status = status
+        error = content.get("error")
+        activity.error = error[:MAX_TEXT] if isinstance(error, str) else ""
+    operations = content.get(OPERATIONS_KEY)
+    if operations is None:
+        if not activity.status:
+            note(activity.notes, f"The interface has no {OPERATIONS_KEY}: nothing to show.")
+        return activity
+    if not isinstance(operations, list):
+        note(activity.notes, f"{OPERATIONS_KEY} is not a list: nothing to show.")
+        return activity
+    if len(operations) > MAX_OPERATIONS:
+        note(
+            activity.notes,
+            f"The interface has {len(operations):,} messages: only the first {MAX_OPERATIONS} were read.",
+        )
+        operations = operations[:MAX_OPERATIONS]
+    surfaces: dict[str, Surface] = {}
+    for number, operation in enumerate(operations):
+        _apply(activity, surfaces, number, operation, prior or {})
+    activity.surfaces = list(surfaces.values())
+    if activity.surfaces:
+        activity.status = ""  # a painted surface supersedes the progress it replaces
+    return activity
+
+
+def _apply(
+    activity: Activity,
+    surfaces: dict[str, Surface],
+    number: int,
+    operation: Any,
+    prior: Mapping[str, Surface],
+) -> None:
+    notes = activity.notes
+    if not isinstance(operation, Mapping):
+        note(notes, f"Message {number + 1} is not an object: left out.")
+        return
+    version = operation.get("version", VERSION)
+    if version != VERSION:
+        note(notes, f"Message {number + 1} is A2UI {str(version)[:20]}, not {VERSION}: left out.")
+        return
+    kinds = [kind for kind in MESSAGE_TYPES if kind in operation]
+    if len(kinds) != 1:
+        note(notes, f"Message {number + 1} is not exactly one of {', '.join(MESSAGE_TYPES)}: left out.")
+        return
+    kind = kinds[0]
+    body = operation[kind]
+    surface_id = name_of(body.get("surfaceId")) if isinstance(body, Mapping) else None
+    if surface_id is None:
+        note(notes, f"Message {number + 1} ({kind}) names no valid surfaceId: left out.")
+        return
+    surface = surfaces.get(surface_id)
+    if kind == "deleteSurface":
+        surfaces.pop(surface_id, None)
+        activity.deleted.append(surface_id)
+        return
+    if kind == "createSurface":
+        if surface is not None:
+            note(notes, f"Surface {surface_id!r} was created twice: the second createSurface was left out.")
+            return
+        if len(surfaces) >= MAX_SURFACES:
+            note(notes, f"More than {MAX_SURFACES} surfaces: {surface_id!r} was left out.")
+            return
+        catalog = body.get("catalogId")
+        theme = body.get("theme")
+        surfaces[surface_id] = Surface(
+            surface_id,
+            catalog_id=catalog[:300] if isinstance(catalog, str) else "",
+            theme=dict(theme) if isinstance(theme, Mapping) else {},
+            # `attachDataModel` is the middleware's older name for the same flag.
+            send_data_model=body.get("sendDataModel", body.get("attachDataModel")) is True,
+        )
+        return
+    if surface is None:
+        if len(surfaces) >= MAX_SURFACES:
+            note(notes, f"More than {MAX_SURFACES} surfaces: {surface_id!r} was left out.")
+            return
+        earlier = prior.get(surface_id)
+        if earlier is not None:
+            surface = surfaces[surface_id] = _copy(earlier)
+        else:
+            # An agent may update a surface it knows exists: the Basic Catalog is assumed.
+            surface = surfaces[surface_id] = Surface(surface_id)
+    if kind == "updateComponents":
+        _update_components(surface, body.get("components"), number)
+    else:
+        _update_data(surface, body, number)
+
+
+def _copy(surface: Surface) -> Surface:
+    return Surface(
+        surface.id,
+        catalog_id=surface.catalog_id,
+        theme=dict(surface.theme),
+        send_data_model=surface.send_data_model,
+        components=dict(surface.components),
+        data=json.loads(json.dumps(surface.data)),
+    )
+
+
+def thread_surfaces(
+    contents: Iterable[Any], prior: Mapping[str, Surface] | None = None
+) -> dict[str, Surface]:
+    """The thread's surfaces after these activities' contents, oldest first (deleted ones gone)."""
+    state = dict(prior or {})
+    for content in contents:
+        activity = read_activity(content, state)
+        for surface_id in activity.deleted:
+            state.pop(surface_id, None)
+        state.update((surface.id, surface) for surface in activity.surfaces)
+    return state
+
+
+def _update_components(surface: Surface, components: Any, number: int) -> None:
+    if not isinstance(components, list):
+        note(surface.notes, f"Message {number + 1} (updateComponents) has no list of components: left out.")
+        return
+    for component in components:
+        if not isinstance(component, Mapping):
+            continue
+        component_id = name_of(component.get("id"))
+        if component_id is None or not isinstance(component.get("component"), str):
+            note(surface.notes, "A component without a valid id or type was left out.")
+            continue
+        if component_id not in surface.components and len(surface.components) >= MAX_COMPONENTS:
+            note(
+                surface.notes,
+                f"The surface has more than {MAX_COMPONENTS} components: the rest were left out.",
+            )
+            return
+        surface.components[component_id] = dict(component)
+
+
+def _update_data(surface: Surface, body: Mapping[str, Any], number: int) -> None:
+    path = body.get("path", "/")
+    if not isinstance(path, str) or (path and not path.startswith("/")):
+        note(surface.notes, f"Message {number + 1} (updateDataModel) has an invalid path: left out.")
+        return
+    parts = pointer.tokens(path)
+    if "value" not in body:
+        if parts:
+            pointer.remove(surface.data, parts)
+        else:
+            surface.data = {}
+        return
+    value = body["value"]
+    if not parts:
+        surface.data = value if isinstance(value, dict | list) else {}
+        return
+    if not isinstance(surface.data, dict | list):
+        surface.data = {}
+    if not pointer.upsert(surface.data, parts, value):
+        note(surface.notes, f"Message {number + 1} (updateDataModel) could not write {path[:80]}: left out.")
+
+
+def absolute(path: str, scope: str) -> str:
+    """A binding's path from the root: relative paths resolve inside the template's item."""
+    if path.startswith("/"):
+        return path
+    base = scope.rstrip("/")
+    return f"{base}/{path}" if path else (scope or "/")
