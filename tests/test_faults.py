@@ -50,7 +50,7 @@ FAULT_OUTCOMES = {
     "no-finish": (FAILED, CANNOT_READ, True),
     # docs/PROTOCOLS.md 1.1: an unknown event must not break a run; a bad patch keeps the last good state.
     "unknown-event": (COMPLETED, "", True),
-    "invalid-patch": (COMPLETED, "the JSON Patch could not be applied", True),
+    "invalid-patch": (COMPLETED, "did not follow its protocol, so it is left out", True),
     "drip?delay=0.002": (COMPLETED, "", True),
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agents_ui.capabilities.values import SkillInfo
 from agents_ui.decisions import Plan
 from agents_ui.endpoints.discovery import Discovery
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
@@ -14,7 +15,7 @@ Status = CapabilitySnapshot.Status
 @dataclass(frozen=True)
 class Badge:
     label: str
-    tone: str = "accent"  # accent | ok | warn | info
+    tone: str = "accent"  # accent | ok | warn | info | skills (a list of names, which may wrap)
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def card_for(endpoint: AgentEndpoint, discovery: Discovery, plan: Plan) -> Agent
         accept = upload.details["accept"]
         kinds = _upload_kinds(accept)
         limit = upload.details.get("max_bytes_label")
-        badges.append(Badge(f"Accepts {kinds}" + (f" ≤ {limit}" if limit else ""), "info"))
+        badges.append(Badge(f"Accepts {kinds}" + (f" up to {limit}" if limit else ""), "info"))
         filters.append("uploads")
         if upload.details["accept_any"] or "application/pdf" in accept:
             filters.append("pdf")
@@ -128,11 +129,27 @@ def _skill_badges(plan: Plan, badges: list[Badge], filters: list[str]) -> None:
     profile = plan.profile
     skills = profile.skills.value if profile is not None else None
     if skills:
-        badges.append(Badge(f"{len(skills)} skill{'s' if len(skills) != 1 else ''}"))
+        badges.append(Badge(skills_label(skills), "skills"))
         filters.append("skills")
     if profile is not None and profile.human_in_the_loop.mechanism.value == "input-required":
         badges.append(Badge("Asks the person", "warn"))
         filters.append("asks")
+
+
+# A card names this many skills (each cut to a readable length), then says how many more there are.
+SKILLS_NAMED = 3
+SKILL_NAME_CHARS = 40
+
+
+def skills_label(skills: tuple[SkillInfo, ...]) -> str:
+    """ "3 skills: Document intake, Summaries, Translation", bounded; the template escapes it."""
+    count = len(skills)
+    names = []
+    for skill in skills[:SKILLS_NAMED]:
+        name = " ".join((skill.name or skill.id).split())
+        names.append(name if len(name) <= SKILL_NAME_CHARS else name[: SKILL_NAME_CHARS - 1].rstrip() + "…")
+    more = f" and {count - SKILLS_NAMED} more" if count > SKILLS_NAMED else ""
+    return f"{count} skill{'s' if count != 1 else ''}: {', '.join(names)}{more}"
 
 
 def _upload_kinds(accept: list[str]) -> str:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
 from agents_ui.sdk import AgentError
+
+logger = logging.getLogger(__name__)
 
 MESSAGES: dict[str, str] = {
     "invalid_request": "The agent did not understand the request.",
@@ -32,7 +36,9 @@ def describe(error: AgentError) -> str:
     code = getattr(error, "code", "") or "internal"
     if code in OWN_WORDS:
         return error.message
-    template = MESSAGES.get(code, "The agent reported an error ({code}).")
+    if code not in MESSAGES:  # the code is for the log, not for the sentence people read
+        logger.info("the agent reported an error with an unknown code: %s", code[:100])
+    template = MESSAGES.get(code, "The agent reported an error this product does not know.")
     capability = getattr(error, "capability", None) or "this feature"
     text = template.format(code=code, capability=capability)
     retry_after = getattr(error, "retry_after", None)

@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.http import push_url, reswap, retarget
 
+from agents_ui.capabilities.values import SkillInfo
 from agents_ui.decisions import Plan
 from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
@@ -134,22 +135,18 @@ def _read_composer(
     if len(content) > settings.AGENTS_UI_MAX_MESSAGE_CHARS:
         limit = settings.AGENTS_UI_MAX_MESSAGE_CHARS
         raise ComposerError(f"The message is {len(content):,} characters long; the limit is {limit:,}.")
-    files = [_checked_upload(upload, plan) for upload in uploads]
+    skill = request.POST.get("skill") or ""
+    chosen = None
+    if skill:
+        chosen = {s.id: s for s in plan["skills"].details.get("skills") or ()}.get(skill)
+        if not plan["skills"].visible or chosen is None:
+            raise ComposerError("Choose one of the skills this agent names.")
+    files = [_checked_upload(upload, plan, chosen) for upload in uploads]
     subagent = request.POST.get("subagent") or ""
     if subagent:
         names = {s["name"] for s in plan["subagents"].details.get("subagents") or []}
         if not plan["subagents"].visible or subagent not in names:
             raise ComposerError("Choose one of the sub-agents this agent has.")
-    skill = request.POST.get("skill") or ""
-    if skill:
-        chosen = {s.id: s for s in plan["skills"].details.get("skills") or ()}.get(skill)
-        if not plan["skills"].visible or chosen is None:
-            raise ComposerError("Choose one of the skills this agent names.")
-        if files and chosen.input_modes is not None:
-            takes = {m.lower() for m in chosen.input_modes}
-            for name, mime_type, _ in files:
-                if mime_type.lower() not in takes and f"{mime_type.split('/')[0]}/*" not in takes:
-                    raise ComposerError(f"The skill {chosen.name} does not take {name} ({mime_type}).")
     profile = request.POST.get("profile") or ""
     if profile and profile not in (plan["stream-profile"].details.get("offered") or []):
         raise ComposerError("Choose one of the stream profiles this agent offers.")
@@ -164,8 +161,9 @@ def _read_composer(
     )
 
 
-def _checked_upload(upload: Any, plan: Plan) -> tuple[str, str, bytes]:
-    """The server's own check of a file: the browser's check may be missing or bypassed."""
+def _checked_upload(upload: Any, plan: Plan, skill: SkillInfo | None = None) -> tuple[str, str, bytes]:
+    """The server's own check of a file: the browser's check may be missing or bypassed. A chosen
+    skill that names its input modes replaces the agent's default ones, as the file picker does."""
     control = plan["upload"]
     name = upload.name or "file"
     if control.hidden:
@@ -183,7 +181,12 @@ def _checked_upload(upload: Any, plan: Plan) -> tuple[str, str, bytes]:
         raise ComposerError(f"“{name}” is too large: this agent takes files up to {label}.")
     data = upload.read()
     mime_type = sniff_mime_type(data, upload.content_type)
-    accept = control.details.get("accept") or []
+    accept = list(control.details.get("accept") or [])
+    takes = "this agent accepts"
+    if skill is not None and skill.input_modes is not None:
+        if not skill.input_modes:
+            raise ComposerError(f"The skill {skill.name} takes no files: “{name}” cannot go with it.")
+        accept, takes = [m.lower() for m in skill.input_modes], f"the skill {skill.name} takes"
     refused = [
         pattern for pattern in control.details.get("refuse") or () if _mime_matches(mime_type, pattern)
     ]
@@ -197,7 +200,7 @@ def _checked_upload(upload: Any, plan: Plan) -> tuple[str, str, bytes]:
             else ""
         )
         raise ComposerError(
-            f"“{name}” is not a type this agent accepts{looks}. It takes: {', '.join(accept)}."
+            f"“{name}” is not a type {takes}{looks}. It takes: {', '.join(accept)}."
         )
     return name, mime_type, data
 

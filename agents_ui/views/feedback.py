@@ -24,7 +24,7 @@ async def feedback(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     value = request.POST.get("value")
     remote_id = request.POST.get("message") or ""
     if value not in ("up", "down"):
-        return _answer(request, run, "Choose 👍 or 👎.", done=False)
+        return _answer(request, run, "Choose Helpful or Not helpful.", done=False)
     message = await Message.objects.filter(run=run, remote_id=remote_id, role=Message.Role.ASSISTANT).afirst()
     if message is None:
         raise Http404("No such message.")

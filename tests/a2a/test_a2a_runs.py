@@ -253,7 +253,7 @@ async def test_the_demo_trip_planner_asks_then_streams_an_itinerary_and_a_budget
     assert done.artifacts["budget"].parts[0].data["destination"] == "Lisbon"
 
 
-async def test_the_catalogue_card_counts_skills_and_says_the_agent_may_ask(agent):
+async def test_the_catalogue_card_names_the_skills_and_says_the_agent_may_ask(agent):
     from agents_ui.endpoints.cards import card_for
 
     endpoint = await sync_to_async(a2a_endpoint)(agent.url)
@@ -262,7 +262,7 @@ async def test_the_catalogue_card_counts_skills_and_says_the_agent_may_ask(agent
         endpoint, discovery, (await plan_inputs(endpoint, UserAbilities(), discovery=discovery)).plan()
     )
     labels = [b.label for b in card.badges]
-    assert "2 skills" in labels and "Asks the person" in labels
+    assert "2 skills: Echo, Ask" in labels and "Asks the person" in labels
     assert {"skills", "asks", "uploads"} <= set(card.filters)
 
 

@@ -108,3 +108,35 @@ def test_an_a2ui_module_of_an_external_run_is_an_activity():
     [record] = t.activities.values()
     assert record.activity_type == "a2ui-surface" and record.content == content
     assert t.modules == [("table", {"rows": []})] and t.observed.a2ui
+
+
+@pytest.mark.parametrize(
+    "custom",
+    [
+        {"a2ui": {"v0.9": {"supportedCatalogIds": [CATALOG]}}},
+        # The object's own name in A2UI v0.9's specification (a2ui-agent-sdk's A2uiServerCapabilities).
+        {
+            "a2uiServerCapabilities": {
+                "v0.9": {"supportedCatalogIds": [CATALOG], "acceptsInlineCatalogs": False}
+            }
+        },
+        # A2UI 1.0 calls the same object a2uiAgentCapabilities; its v0.9 entry is what is spoken here.
+        {"a2uiAgentCapabilities": {"v0.9": {"supportedCatalogIds": [CATALOG]}, "v1.0": {}}},
+    ],
+    ids=["a2ui", "a2uiServerCapabilities", "a2uiAgentCapabilities"],
+)
+def test_a2ui_is_read_under_every_name_agents_give_it_and_the_catalogue_is_offered(custom):
+    (name,) = custom
+    profile = read_agui({"custom": custom})
+    fact = profile.generative_ui.a2ui
+    assert fact.value is True and fact.origin.path == f"custom.{name}"
+    plan = decide(profile=profile)
+    assert plan["generative-ui"].shown and plan["generative-ui"].details.advertise
+    assert plan["generative-ui"].details.catalogs == (CATALOG,)
+    assert f"custom.{name} declares A2UI v0.9" in reasons(plan)
+
+
+def test_a2ui_under_its_spec_name_for_another_version_only_is_not_spoken_here():
+    profile = read_agui({"custom": {"a2uiServerCapabilities": {"v0.8": {"supportedCatalogIds": ["x"]}}}})
+    assert profile.generative_ui.a2ui.value is False
+    assert profile.generative_ui.a2ui.origin.path == "custom.a2uiServerCapabilities"

@@ -111,7 +111,7 @@ def test_image_icon_video_and_audio():
     assert f'<img class="a2ui-fit-cover" src="{PNG}" alt="A dot"' in html and "a2ui-image-avatar" in html
     # Another site's image is a link, never loaded into the page (the CSP allows this server only).
     assert 'href="https://example.org/cat.png"' in html and "A cat" in html
-    assert 'aria-label="calendarToday">▦' in html
+    assert 'role="img" aria-label="calendarToday"><path d="M20 3h-1V1h-2v2H7V1H5v2' in html  # drawn, no glyph
     assert '<path d="M0 0L24 24Z"/>' in html
     assert 'href="https://example.org/v.mp4"' in html and "<video" not in html
     assert '<audio controls preload="metadata" src="data:audio/mpeg;base64,AAAA">' in html

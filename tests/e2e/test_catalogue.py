@@ -56,7 +56,7 @@ def test_catalogue_shows_every_demo_agent_with_its_status_and_filters_by_capabil
             "data-status", DEMO_STATUS.get(slug, "declared")
         )
     expect(page.locator("[data-agent=future-agent]")).to_contain_text("Needs a newer client")
-    expect(page.locator("[data-agent=support-desk] .badges")).to_contain_text("Accepts PDF, PNG ≤ 5 MB")
+    expect(page.locator("[data-agent=support-desk] .badges")).to_contain_text("Accepts PDF, PNG up to 5 MB")
     expect(page.locator("[data-agent=orchestrator] .badges")).to_contain_text("4 sub-agents")
     expect(page.locator("[data-agent=legacy] .badges")).to_have_count(0)
     screenshot("catalogue-demo-agents")

@@ -29,3 +29,12 @@ def test_a_run_cut_at_a_bound_says_which_bound_and_where():
     assert describe(big) == "The agent sent more than 32 MB in one run; the answer was cut there."
     assert "no complete event" in describe(EventIdleTimeoutError())
     assert "time limit" in describe(RunTimeLimitError())
+
+
+def test_an_unknown_error_code_is_logged_not_put_in_the_sentence(caplog):
+    from agents_ui.sdk.errors import AgentError
+
+    with caplog.at_level("INFO", logger="agents_ui.endpoints.errors"):
+        said = describe(AgentError(code="quota_frobnicated"))
+    assert said == "The agent reported an error this product does not know."
+    assert "quota_frobnicated" in caplog.text

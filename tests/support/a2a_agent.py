@@ -2,7 +2,8 @@
 
 `A2ATestAgent(streaming=..., bindings=...)` serves, on a free loopback port, an Agent Card and the
 SDK's JSON-RPC (and HTTP+JSON) routes. `card_override` replaces the card's JSON (a card that fails
-validation); `bindings=("GRPC",)` declares only an interface the client cannot use. What it answers:
+validation); `card_edit` changes the card it serves (a skill of its own, other input modes);
+`bindings=("GRPC",)` declares only an interface the client cannot use. What it answers:
 
 - "ask ...": input-required ("Which colour?"); the answer in the same task completes it, echoing it;
 - "fail": failed, with a reason; "reject": rejected; "auth": auth-required (the next message in the
@@ -15,6 +16,7 @@ validation); `bindings=("GRPC",)` declares only an interface the client cannot u
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from a2a.helpers import new_task
@@ -141,6 +143,7 @@ class A2ATestAgent(ThreadedUvicorn):
         streaming: bool = True,
         bindings: tuple[str, ...] = ("JSONRPC",),
         card_override: dict[str, Any] | None = None,
+        card_edit: Callable[[pb.AgentCard], None] | None = None,
     ) -> None:
         self.executor = EchoExecutor()
         self.card_requests = 0
@@ -154,9 +157,10 @@ class A2ATestAgent(ThreadedUvicorn):
             self.card_requests += 1
             if card_override is not None:
                 return JSONResponse(card_override)
-            return JSONResponse(
-                agent_card_to_dict(echo_card(self.url, streaming=streaming, bindings=bindings))
-            )
+            served = echo_card(self.url, streaming=streaming, bindings=bindings)
+            if card_edit is not None:
+                card_edit(served)
+            return JSONResponse(agent_card_to_dict(served))
 
         routes: list[Any] = [Route("/.well-known/agent-card.json", card)]
         routes += create_jsonrpc_routes(handler, rpc_url="/rpc")

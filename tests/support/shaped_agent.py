@@ -15,6 +15,8 @@ the path:
   middle of a frame, and goes on after the ``Last-Event-ID`` it is sent.
 - ``limited``: image input and ``custom.rateLimit {maxRequestsPerMinute: 2}``.
 - ``code``: streams an answer with a fenced code block, pausing while the block is still open.
+- ``a2ui-spec``: declares A2UI under the name A2UI's specification gives the object
+  (``custom.a2uiServerCapabilities``) and answers with the A2UI catalogue it was offered, if any.
 - ``worded``: asks before publishing, with an interrupt whose ``responseSchema`` is a string
   ("approved" or "rejected"); the resume says what it was given, and fails on anything else.
 - ``reasoned``: the same, its ``responseSchema`` an object asking a decision and a reason.
@@ -45,6 +47,7 @@ CODE_PARTS = (
 )
 CODE_OPEN_SECONDS = 2.5  # the block stays open (its closing fence half sent) this long
 CUT_AFTER = 4  # events of the first connection of a resumable run
+A2UI_CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
 ONESHOT_WORK = 2.5  # seconds the one-shot agent works before it answers
 BOUNDED_WORK = 5  # seconds each step of the bounded agent takes
 
@@ -72,6 +75,10 @@ DECLARATIONS: dict[str, Any] = {
         "custom": {"rateLimit": {"maxRequestsPerMinute": 2}},
     },
     "code": {"transport": {"streaming": True}},
+    "a2ui-spec": {
+        "transport": {"streaming": True},
+        "custom": {"a2uiServerCapabilities": {"v0.9": {"supportedCatalogIds": [A2UI_CATALOG]}}},
+    },
     "worded": {"transport": {"streaming": True}, "humanInTheLoop": {"interrupts": True, "approvals": True}},
     "reasoned": {"transport": {"streaming": True}, "humanInTheLoop": {"interrupts": True, "approvals": True}},
 }
@@ -136,6 +143,8 @@ def events(run: dict[str, Any], name: str = "") -> list[dict[str, Any]]:
         return _asking(run, WORDED_SCHEMA if name == "worded" else REASONED_SCHEMA)
     thread, run_id = run.get("threadId", "t"), run.get("runId", "r")
     parts = CODE_PARTS if name == "code" else ANSWER_PARTS
+    if name == "a2ui-spec":
+        parts = (offered_catalogue(run),)
     found: list[dict[str, Any]] = [{"type": "RUN_STARTED", "threadId": thread, "runId": run_id}]
     if name == "bounded":
         for step in ("Look", "Write"):
@@ -147,6 +156,16 @@ def events(run: dict[str, Any], name: str = "") -> list[dict[str, Any]]:
         {"type": "RUN_FINISHED", "threadId": thread, "runId": run_id},
     ]
     return found
+
+
+def offered_catalogue(run: dict[str, Any]) -> str:
+    """What the run's context offered as A2UI's catalogue, in words."""
+    for entry in run.get("context") or []:
+        if str(entry.get("description", "")).startswith("A2UI Component Schema"):
+            value = json.loads(entry.get("value") or "{}")
+            count = len(value.get("components", {}))
+            return f"I was offered the A2UI catalogue {value.get('catalogId')} ({count} components)."
+    return "No A2UI catalogue was offered."
 
 
 class _Cut(Exception):

@@ -31,7 +31,7 @@ def raw_state(page: str) -> object:
 def steps(page: str) -> list[tuple[str, str]]:
     """The checklist the tree draws: (step, done) pairs."""
     panel = state_panel(page)
-    return re.findall(r'<li class="step-\w+" data-step-done="(\w+)">.*?</span> (.*?) <span', panel, re.S)
+    return re.findall(r'<li class="step-\w+" data-step-done="(\w+)">.*?</svg> (.*?) <span', panel, re.S)
 
 
 def sse(*events: dict) -> str:

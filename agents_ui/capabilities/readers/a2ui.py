@@ -1,10 +1,11 @@
 """A2UI (Google's Agent-to-UI protocol) in a declaration: whether the agent builds interfaces with it.
 
-AG-UI's `AgentCapabilities` has no field for A2UI, so this product reads a custom capability,
-`custom.a2ui`, holding A2UI's own server capabilities (`{"v0.9": {"supportedCatalogIds": [...],
-"acceptsInlineCatalogs": false}}`; `true` or `false` are read too). In A2A, A2UI is an extension
-of the agent card (`capabilities.extensions[]` with A2UI's URI, its `params` the same object):
-`from_extensions` reads that for an A2A reader.
+AG-UI's `AgentCapabilities` has no field for A2UI, so this product reads a custom capability holding
+A2UI's own server capabilities (`{"v0.9": {"supportedCatalogIds": [...], "acceptsInlineCatalogs":
+false}}`; `true` or `false` are read too), under any of the names agents use for it (`CUSTOM_PATHS`,
+listed in docs/PROTOCOLS.md 1.6). In A2A, A2UI is an extension of the agent card
+(`capabilities.extensions[]` with A2UI's URI, its `params` the same object): `from_extensions` reads
+that for an A2A reader.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from agents_ui.capabilities.readers.document import Document
 VERSION = "v0.9"
 EXTENSION_URI = "https://a2ui.org/a2a-extension/a2ui/v0.9"
 CUSTOM_PATH = "custom.a2ui"
-NOTE = "this product's custom capability for A2UI: A2UI's server capabilities (docs/PROTOCOLS.md)"
+# Where an AG-UI declaration may hold A2UI's server capabilities, first found wins: this product's
+# short name, then the object's name in A2UI v0.9's specification (`a2uiServerCapabilities`, the
+# a2ui-agent-sdk's `A2uiServerCapabilities`), then v1.0's name for it (`a2uiAgentCapabilities`).
+CUSTOM_PATHS = {
+    CUSTOM_PATH: "this product's custom capability for A2UI: A2UI's server capabilities (docs/PROTOCOLS.md)",
+    "custom.a2uiServerCapabilities": "A2UI's server capabilities, under their name in A2UI's specification",
+    "custom.a2uiAgentCapabilities": "A2UI's agent capabilities, under their name in A2UI 1.0's specification",
+}
 
 
 def read_server_capabilities(raw: Any) -> tuple[bool | None, tuple[str, ...]]:
@@ -39,10 +47,11 @@ def read_server_capabilities(raw: Any) -> tuple[bool | None, tuple[str, ...]]:
 
 
 def from_custom(doc: Document) -> GenerativeUI:
-    """The AG-UI custom capability `custom.a2ui`; absent, A2UI is not declared (unknown)."""
-    raw = doc.at(CUSTOM_PATH)
-    speaks, catalogs = read_server_capabilities(raw)
-    provenance = (doc.provenance(CUSTOM_PATH, note=NOTE),)
+    """A2UI's server capabilities in an AG-UI custom capability (the first of `CUSTOM_PATHS` that is
+    there); absent everywhere, A2UI is not declared (unknown)."""
+    path = next((p for p in CUSTOM_PATHS if doc.at(p) is not None), CUSTOM_PATH)
+    speaks, catalogs = read_server_capabilities(doc.at(path))
+    provenance = (doc.provenance(path, note=CUSTOM_PATHS[path]),)
     return GenerativeUI(
         a2ui=Fact(speaks, provenance),
         catalogs=Fact(catalogs, provenance) if catalogs else UNSAID,

@@ -84,20 +84,6 @@ ALIGN = frozenset({"start", "center", "end", "stretch"})
 BUTTON_VARIANTS = frozenset({"default", "primary", "borderless"})
 FIELD_VARIANTS = frozenset({"longText", "number", "shortText", "obscured"})
 
-# The catalogue's icon names, each shown as a character common fonts have (the name is its label).
-ICONS: dict[str, str] = {
-    "accountCircle": "◉", "add": "+", "arrowBack": "←", "arrowForward": "→", "attachFile": "⎘",
-    "calendarToday": "▦", "call": "☎", "camera": "◙", "check": "✓", "close": "✕", "delete": "✖",
-    "download": "⇩", "edit": "✎", "event": "▦", "error": "⚠", "fastForward": "⏩", "favorite": "♥",
-    "favoriteOff": "♡", "folder": "▭", "help": "?", "home": "⌂", "info": "\u2139", "locationOn": "⌖",
-    "lock": "⚿", "lockOpen": "⚿", "mail": "✉", "menu": "☰", "moreVert": "⋮", "moreHoriz": "⋯",
-    "notificationsOff": "♪", "notifications": "♪", "pause": "⏸", "payment": "¤", "person": "☺",
-    "phone": "☏", "photo": "▣", "play": "▶", "print": "⎙", "refresh": "↻", "rewind": "⏪",
-    "search": "⌕", "send": "➤", "settings": "⚙", "share": "⇪", "shoppingCart": "⊞", "skipNext": "⏭",
-    "skipPrevious": "⏮", "star": "★", "starHalf": "⯪", "starOff": "☆", "stop": "■", "upload": "⇧",
-    "visibility": "◎", "visibilityOff": "◌", "volumeDown": "♩", "volumeMute": "♩", "volumeOff": "♩",
-    "volumeUp": "♫", "warning": "⚠",
-}  # fmt: skip
 
 SVG_PATH = re.compile(r"[MmLlHhVvCcSsQqTtAaZz0-9eE ,.\-+]+")
 DATA_URL = re.compile(

@@ -16,7 +16,6 @@ from .catalog import (
     COMPONENTS,
     DATA_URL,
     FIELD_VARIANTS,
-    ICONS,
     IMAGE_FITS,
     IMAGE_VARIANTS,
     JUSTIFY,
@@ -36,6 +35,7 @@ from .catalog import (
     node_key,
     note,
 )
+from .icons import ICON_PATHS, icon_words
 from .surfaces import Surface, absolute
 from .values import Values, is_number, stringify
 
@@ -220,14 +220,15 @@ class _Builder:
         if isinstance(raw, Mapping) and isinstance(raw.get("svgPath"), str):
             path = raw["svgPath"]
             if len(path) <= MAX_SVG_PATH and SVG_PATH.fullmatch(path):
-                node.props.update(svg_path=path, name="icon")
+                node.props.update(svg_path=path, name="icon", label="")
                 return
             self.note(
                 f"Icon {node.id!r} has an SVG path that is not plain path data: a placeholder is shown."
             )
             raw = ""
-        name = self.values.text(raw, scope)
-        node.props.update(name=name[:40], glyph=ICONS.get(name, "◇"))
+        name = self.values.text(raw, scope)[:40]
+        # Drawn where the catalogue's name has a drawing, else said in words: no font-dependent glyph.
+        node.props.update(name=name, label=name, svg_path=ICON_PATHS.get(name, ""), words=icon_words(name))
 
     def _media(self, node: Node, c: Mapping[str, Any], scope: str, family: str) -> None:
         # Not cut to the text bound: a cut data: URL could still look whole.

@@ -135,7 +135,7 @@ class Values:
         return INTERPOLATION.sub(one, template[:MAX_TEXT]).replace("\\${", "${")
 
 
-_CURRENCIES = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "CHF": "CHF "}
+_CURRENCIES = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "INR ", "CHF": "CHF "}
 
 
 def is_number(value: Any) -> bool:
