@@ -42,6 +42,7 @@ run: setup
 # Browser tests run in their own pytest process: Playwright's sync API and asyncio tests do not mix.
 test: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pytest
 	AGENTS_UI_E2E=1 DJANGO_ALLOW_ASYNC_UNSAFE=true $(VENV)/bin/pytest tests/e2e
 

@@ -157,11 +157,7 @@ def test_the_protocol_check_finds_a_protocol_name():
 
 
 def test_no_view_module_names_a_protocol():
-    found = [
-        hit
-        for path in sorted((PACKAGE / "views").glob("*.py"))
-        for hit in protocol_names(path)
-    ]
+    found = [hit for path in sorted((PACKAGE / "views").glob("*.py")) for hit in protocol_names(path)]
     assert found == []
 
 

@@ -256,9 +256,7 @@ class RunView:
     def _asks_about(self, call: Any) -> bool:
         """An interrupt of this run, still to decide, is about this call."""
         decided = self.decided or {}
-        return any(
-            i.tool_call_id == call.id and i.id not in decided for i in self.transcript.open_interrupts
-        )
+        return any(i.tool_call_id == call.id and i.id not in decided for i in self.transcript.open_interrupts)
 
     def _deciding(self, call_id: str) -> str:
         """The open interrupt about this call that its confirmation card decides ("" when none)."""

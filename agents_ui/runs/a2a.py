@@ -34,7 +34,7 @@ from agents_ui.sdk.transcript import Transcript
 
 logger = logging.getLogger(__name__)
 
-# What a run's request holds when it takes a person's action on a surface (views/activities.py).
+# What a run's request holds when it takes a person's action on a surface (display/activities.py).
 ACTION_KEY = "a2ui_action"
 
 # How long Stop waits for the agent to confirm the cancel.

@@ -42,6 +42,7 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=60.0, write=30.0, pool=5.0)
 MAX_ERROR_BODY_BYTES = 64 * 1024
 MAX_JSON_BODY_BYTES = 8 * 1024 * 1024
 
+
 def make_timeout(timeout: float | httpx.Timeout | None) -> httpx.Timeout:
     if timeout is None:
         return DEFAULT_TIMEOUT

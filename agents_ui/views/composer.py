@@ -199,9 +199,7 @@ def _checked_upload(upload: Any, plan: Plan, skill: SkillInfo | None = None) -> 
             if declared != mime_type
             else ""
         )
-        raise ComposerError(
-            f"“{name}” is not a type {takes}{looks}. It takes: {', '.join(accept)}."
-        )
+        raise ComposerError(f"“{name}” is not a type {takes}{looks}. It takes: {', '.join(accept)}.")
     return name, mime_type, data
 
 

@@ -240,6 +240,7 @@ async def test_the_demo_trip_planner_offers_hotels_and_the_confirm_goes_back_in_
     response = await sync_to_async(client.post)(f"/runs/{first.pk}/a2ui/", form)
     assert response.status_code == 302
     second = await Run.objects.exclude(pk=first.pk).filter(conversation_id=first.conversation_id).aget()
+
     async def second_ended() -> Run | None:
         run = await Run.objects.aget(pk=second.pk)
         return run if run.status not in (Run.Status.PENDING, Run.Status.RUNNING) else None

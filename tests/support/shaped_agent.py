@@ -124,8 +124,14 @@ def _asking(run: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]]
             },
         ]
     payload = resume[0].get("payload")
-    fits = payload in schema.get("enum", ()) if schema.get("type") == "string" else (
-        isinstance(payload, dict) and set(payload) == {"decision", "reason"} and len(payload["reason"]) >= 3
+    fits = (
+        payload in schema.get("enum", ())
+        if schema.get("type") == "string"
+        else (
+            isinstance(payload, dict)
+            and set(payload) == {"decision", "reason"}
+            and len(payload["reason"]) >= 3
+        )
     )
     if not fits:
         return [*found, {"type": "RUN_ERROR", "message": f"Not an answer I asked for: {json.dumps(payload)}"}]

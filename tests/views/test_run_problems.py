@@ -7,9 +7,9 @@ import pytest
 from django.template.loader import render_to_string
 
 from agents_ui.decisions import UserAbilities, decide
+from agents_ui.display.run_view import RunView
 from agents_ui.models import Conversation, Run
 from agents_ui.sdk import TranscriptBuilder
-from agents_ui.views.run_render import RunView
 from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db

@@ -135,7 +135,6 @@ async def offered_client_tools(run: Run) -> list[Tool]:
     return list(CLIENT_TOOLS) if plan.offers_frontend_tools else []
 
 
-
 async def schema_problem(value: Any, schema: Mapping[str, Any] | None) -> str:
     """What is wrong with edited arguments for the agent's schema, "" when nothing.
 

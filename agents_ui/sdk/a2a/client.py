@@ -82,6 +82,7 @@ MAX_CARD_BYTES = 512 * 1024
 
 LEGACY_EXTENSIONS_HEADER = f"X-{HTTP_EXTENSION_HEADER}"
 
+
 def well_known_card_url(base_url: str) -> str:
     return f"{base_url.rstrip('/')}{CARD_PATH}"
 
