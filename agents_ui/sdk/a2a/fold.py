@@ -169,15 +169,9 @@ class A2AFold:
             transcript.outcome = Outcome("success")
             for message in transcript.messages:
                 message.complete = True
-        elif state == "failed":
-            transcript.outcome = Outcome(
-                "error", message=f"The task failed: {text}" if text else "The task failed."
-            )
-        elif state == "rejected":
-            transcript.outcome = Outcome(
-                "error",
-                message=f"The agent declined the task: {text}" if text else "The agent declined the task.",
-            )
+        elif state in ("failed", "rejected"):
+            # The agent's reason only: the task's state says how it ended, the display words it.
+            transcript.outcome = Outcome("error", message=text[:4000] or None)
         elif state == "canceled":
             transcript.outcome = Outcome("cancelled", message=text or None)
         if record.final:
@@ -242,7 +236,7 @@ class A2AFold:
         if others:
             self._task()
             self.transcript.artifacts.setdefault(
-                message_id, Artifact(message_id, name="With the answer", parts=others, complete=True)
+                message_id, Artifact(message_id, parts=others, complete=True, of_answer=True)
             )
 
     def _surfaces(self, key: str, parts: Any, *, append: bool = False) -> list[pb.Part]:
