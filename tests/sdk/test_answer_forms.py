@@ -77,3 +77,11 @@ def test_an_agno_confirmation_sends_accepted():
     assert read_shaped(form, _post(confirmed="true")) == ({"accepted": True}, "")
     assert read_shaped(form, _post(confirmed="false")) == ({"accepted": False}, "")
     assert read_shaped(form, _post(confirmed="yes"))[0] is None
+
+
+def test_the_form_escapes_what_the_agent_sent():
+    from django.template.loader import render_to_string
+
+    hostile = {"steps": [{"description": "<script>x()</script>", "status": "enabled"}], "note": '"><img>'}
+    html = render_to_string("agents_ui/client_tools/shaped.html", {"form": answer_form("t", hostile)})
+    assert "<script>" not in html and "&lt;script&gt;" in html and '"><img>' not in html
