@@ -90,7 +90,9 @@ def test_agent_controlled_fields_and_typed_markup_never_execute(
     page.keyboard.press("Escape")  # the explain dialog closes; the composer is usable again
 
     typed = " ".join(PAYLOADS)
-    page.wait_for_function("window.htmx !== undefined")
+    page.wait_for_function(
+        "() => window.htmx !== undefined"
+    )  # a function: an expression would be eval(), which the CSP forbids
     page.fill("#message", typed)
     page.locator("[data-composer] button.button-primary").click()
     status = page.locator("#transcript section.run .run-status").last
@@ -129,5 +131,5 @@ def test_agent_controlled_fields_and_typed_markup_never_execute(
 
     # The control: had any payload reached the page as markup, the watch would have seen it.
     page.evaluate("document.body.insertAdjacentHTML('beforeend', `" + PAYLOADS[1] + "`)")
-    page.wait_for_function("window.__violations.length > 0")
+    page.wait_for_function("() => window.__violations.length > 0")
     assert page.evaluate("typeof window.__pwned") == "undefined"  # and the CSP would have blocked it
