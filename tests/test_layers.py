@@ -194,3 +194,37 @@ def test_no_module_is_longer_than_six_hundred_lines():
         and (lines := len(path.read_text().splitlines())) > 600
     }
     assert too_long == {}
+
+
+# Names in templates say what a thing is: `call`, `activity`, `surface`, never `c`, `a`, `s`.
+TEMPLATE_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
+STRING_LITERAL = re.compile(r"\"[^\"]*\"|'[^']*'")
+ONE_LETTER_NAME = re.compile(r"(?<![\w.])[a-zA-Z](?!\w)")
+
+
+def one_letter_names(text: str) -> list[str]:
+    return [
+        tag for tag in TEMPLATE_TAG.findall(text) if ONE_LETTER_NAME.search(STRING_LITERAL.sub('""', tag))
+    ]
+
+
+def test_the_name_check_finds_a_one_letter_name():
+    for tag in (
+        "{{ c.name }}",
+        "{{ call.name|default:c.name }}",
+        "{% if a %}",
+        "{% for p in parts %}",
+        '{% include "x.html" with c=call %}',
+    ):
+        assert one_letter_names(tag) == [tag]
+    assert one_letter_names('{{ call.name|default:"a" }}{% for part in parts %}{{ part.1 }}') == []
+
+
+def test_no_template_names_a_variable_with_one_letter():
+    templates = ROOT / "templates"
+    found = {
+        str(path.relative_to(templates)): names
+        for path in sorted(templates.rglob("*.html"))
+        if (names := one_letter_names(path.read_text()))
+    }
+    assert found == {}

@@ -132,6 +132,7 @@ class ToolCallCard:
     answer: str = ""
     answer_value: Any = None
     has_args: bool = False
+    shaped: Any = None  # the answer form drawn from an unknown tool's arguments
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from agents_ui.display.values import (
     shown_tail,
 )
 from agents_ui.models import AgentEndpoint, Conversation, Run
+from agents_ui.sdk.agui.answer_forms import answer_form
 from agents_ui.sdk.agui.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.transcript import Transcript
 
@@ -257,6 +258,7 @@ class RunView:
             "answer": pretty_json(maybe_json(shown)) if shown is not None else "",
             "answer_value": maybe_json(shown) if shown is not None else None,
             "has_args": call.args not in (None, {}, []),
+            "shaped": answer_form(call.name, call.args) if tool is None and awaiting else None,
         }
 
     def decision_of(self, call: Any) -> Any:

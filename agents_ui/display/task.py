@@ -24,6 +24,18 @@ LABELS = {
     "canceled": "Canceled",
     "rejected": "Rejected",
 }
+ENDINGS = {"failed": "The task failed", "rejected": "The agent declined the task"}
+
+
+def task_ending(task: TaskStatus | None, reason: str | None) -> str | None:
+    """What a run's status says of a task that failed or was declined, with the agent's reason;
+    None for any other run."""
+    ending = ENDINGS.get(task.state) if task is not None else None
+    if ending is None:
+        return None
+    return f"{ending}: {reason}" if reason else f"{ending}."
+
+
 TONES = {
     "completed": "ok",
     "input-required": "warn",
@@ -72,7 +84,7 @@ def task_view(
         shown.append(
             {
                 "id": artifact.id,
-                "name": artifact.name or "Artifact",
+                "name": artifact.name or ("With the answer" if artifact.of_answer else "Artifact"),
                 "description": artifact.description,
                 "media_types": artifact.media_types,
                 "complete": artifact.complete,

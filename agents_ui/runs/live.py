@@ -27,6 +27,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from agents_ui.decisions import Plan
+from agents_ui.display.task import task_ending
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
@@ -368,7 +369,9 @@ def _final_status(transcript: Transcript) -> tuple[str, str]:
     if outcome.kind == "interrupt" or transcript.pending_approvals:
         return Run.Status.INTERRUPTED, ""
     if outcome.kind == "error":
-        return Run.Status.FAILED, outcome.message or "The agent reported an error."
+        return Run.Status.FAILED, (
+            task_ending(task, outcome.message) or outcome.message or "The agent reported an error."
+        )
     if outcome.kind == "cancelled":
         return Run.Status.CANCELLED, "The agent cancelled the run."
     return Run.Status.COMPLETED, ""

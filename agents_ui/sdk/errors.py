@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
@@ -282,11 +282,17 @@ def error_from_response(
     return AgentError(note, code=f"http_{status}", status=status, retry_after=retry_after)
 
 
+def validation_problem(where: Iterable[object], why: str, *, separator: str = ".", root: str = "") -> str:
+    """One problem of a value that does not match its model or schema: ``where: why``, ``where``
+    the path to the part at fault joined by ``separator`` (``root`` for the document itself, or
+    just ``why`` when ``root`` is empty). The one way the SDK words a validation problem."""
+    path = separator.join(str(part) for part in where) or root
+    return f"{path}: {why}" if path else why
+
+
 def validation_problems(exc: ValidationError, *, limit: int = 5, root: str = "(root)") -> str:
-    """What a pydantic validation failure says, for a person: ``where: why`` for the first
-    ``limit`` problems, ``where`` a dotted path (``root`` for the document itself). The one way the
-    SDK words a declaration, an answer or an event that does not match its model."""
+    """What a pydantic validation failure says, for a person: the first ``limit`` problems, each as
+    `validation_problem` words it with a dotted path."""
     return "; ".join(
-        f"{'.'.join(str(part) for part in err['loc']) or root}: {err['msg']}"
-        for err in exc.errors(include_url=False)[:limit]
+        validation_problem(err["loc"], err["msg"], root=root) for err in exc.errors(include_url=False)[:limit]
     )

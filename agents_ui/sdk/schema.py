@@ -36,6 +36,7 @@ import regex
 from jsonschema import _keywords, _legacy_keywords, _utils, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 
+from .errors import validation_problem
 from .limits import (
     MAX_JSON_DEPTH,
     MAX_SCHEMA_NODES,
@@ -251,8 +252,7 @@ def _check(value: Any, schema: dict[str, Any] | bool) -> list[str]:
 
 
 def _message(error: ValidationError) -> str:
-    where = "/".join(str(part) for part in error.absolute_path)
-    return _short(f"{where}: {error.message}" if where else error.message)
+    return _short(validation_problem(error.absolute_path, error.message, separator="/"))
 
 
 def _unresolvable(exc: referencing.exceptions.Unresolvable) -> str:

@@ -323,6 +323,7 @@ class Artifact:
     remote: bool = False
     media_type: str | None = None
     size: int | None = None
+    of_answer: bool = False  # the non-text parts of an agent's answer, kept beside its text
 
     @property
     def media_types(self) -> list[str]:

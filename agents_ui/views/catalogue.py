@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.utils.safestring import SafeString
 
 from agents_ui.decisions import UserAbilities
-from agents_ui.endpoints.cards import FILTERS, card_for
+from agents_ui.endpoints.catalogue import FILTERS, entry_for
 from agents_ui.endpoints.discovery import Discovery, discover, discover_one
 from agents_ui.endpoints.memo import Memo
 from agents_ui.endpoints.plans import observations_of, plan_inputs, user_abilities
@@ -80,7 +80,7 @@ async def _card(
         if found is not None:
             return RenderedCard(endpoint.slug, *found, checked_at=discovery.checked_at)
     inputs = await plan_inputs(endpoint, abilities, discovery=discovery, negotiate=False)
-    card = card_for(endpoint, discovery, inputs.plan())
+    card = entry_for(endpoint, discovery, inputs.plan())
     frame = (" ".join(card.filters), card.status.key if card.status else "")
     body = render_to_string("agents_ui/catalogue.html#agent-card-body", {"card": card, "staff": staff})
     if key is not None:

@@ -24,7 +24,16 @@ from agents_ui.runs import turns
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import ToolAnswer
 from agents_ui.runs.live import start_run
-from agents_ui.runs.protocols import DISMISSED, NotFound, adapter_for, client_tool, other_answer, read_answer
+from agents_ui.runs.protocols import (
+    DISMISSED,
+    NotFound,
+    adapter_for,
+    answer_form,
+    client_tool,
+    other_answer,
+    read_answer,
+    read_shaped,
+)
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
 
@@ -71,6 +80,11 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
         elif tool is not None:
             # The agent's schema is checked off the event loop (bounded in time by the SDK).
             value, problem = await sync_to_async(read_answer, thread_sensitive=False)(tool, request.POST)
+            if problem:
+                raise _Refused(problem)
+            content = json.dumps(value, ensure_ascii=False)
+        elif request.POST.get("format") == "shaped" and (shaped := answer_form(call.name, call.args)):
+            value, problem = read_shaped(shaped, request.POST, request.POST.getlist)
             if problem:
                 raise _Refused(problem)
             content = json.dumps(value, ensure_ascii=False)

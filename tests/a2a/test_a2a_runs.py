@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 
 from agents_ui.decisions import UserAbilities
 from agents_ui.display.run_view import RunView, render_run
-from agents_ui.endpoints.cards import status_line
+from agents_ui.endpoints.catalogue import status_line
 from agents_ui.endpoints.discovery import discover_one
 from agents_ui.endpoints.plans import plan_inputs
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run, RunEvent
@@ -254,11 +254,11 @@ async def test_the_demo_trip_planner_asks_then_streams_an_itinerary_and_a_budget
 
 
 async def test_the_catalogue_card_names_the_skills_and_says_the_agent_may_ask(agent):
-    from agents_ui.endpoints.cards import card_for
+    from agents_ui.endpoints.catalogue import entry_for
 
     endpoint = await sync_to_async(a2a_endpoint)(agent.url)
     discovery = await discover_one(endpoint, refresh=True)
-    card = card_for(
+    card = entry_for(
         endpoint, discovery, (await plan_inputs(endpoint, UserAbilities(), discovery=discovery)).plan()
     )
     labels = [b.label for b in card.badges]

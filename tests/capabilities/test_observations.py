@@ -7,7 +7,7 @@ from django.utils import timezone
 from agents_ui.capabilities import Kind, Observations, read_agui
 from agents_ui.capabilities.observations import MAX_SUBAGENT_NAMES
 from agents_ui.decisions import decide
-from agents_ui.endpoints.cards import card_for
+from agents_ui.endpoints.catalogue import entry_for
 from agents_ui.endpoints.discovery import Discovery
 from agents_ui.models import AgentEndpoint
 from agents_ui.sdk.transcript import Observed
@@ -88,7 +88,7 @@ def test_sub_agents_runs_named_count_in_the_plan_and_the_catalogue_badge() -> No
     [reason] = [reason for reason in control.reasons if reason.source == "observed"]
     assert "researcher" in reason.text and reason.provenance[0].kind == Kind.OBSERVED
     discovery = Discovery(1, "agui", "declared", "", timezone.now(), raw={})
-    badges = [badge.label for badge in card_for(AgentEndpoint(), discovery, plan).badges]
+    badges = [badge.label for badge in entry_for(AgentEndpoint(), discovery, plan).badges]
     assert "1 sub-agent" in badges
 
 

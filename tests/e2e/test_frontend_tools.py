@@ -106,9 +106,9 @@ def test_a_call_for_a_tool_the_client_does_not_know_is_answered_or_dismissed(
     page: Page, helper: str, signed_in
 ):
     signed_in()
-    card = ask(page, helper, "plan the steps")
-    expect(card).to_contain_text("generate_task_steps")
-    expect(card.locator("pre")).to_contain_text('"description": "Draft"')
+    card = ask(page, helper, "what is the weather")
+    expect(card).to_contain_text("lookup_weather")
+    expect(card.locator("pre")).to_contain_text('"days": 3')
     card.get_by_label("Your answer").fill("{not json")
     card.get_by_label("Send as JSON").check()
     card.get_by_role("button", name="Send answer").click()
@@ -117,11 +117,50 @@ def test_a_call_for_a_tool_the_client_does_not_know_is_answered_or_dismissed(
     card.get_by_role("button", name="Send answer").click()
     expect_follow_up(page, 'Thanks: {"confirmed": true}')
 
-    card = ask(page, helper, "plan the steps again")
+    card = ask(page, helper, "what is the weather again")
     card.get_by_role("button", name="Dismiss").click()
     expect_follow_up(page, f"Thanks: {DISMISSED}")
     page.reload()
     expect(page.locator("[data-answer-state=dismissed]")).to_contain_text("You dismissed this request.")
+
+
+def test_an_unknown_tool_is_answered_with_its_arguments_as_edited(
+    page: Page, helper: str, signed_in, screenshot
+):
+    signed_in()
+    card = ask(page, helper, "plan the steps")
+    expect(card).to_contain_text("generate_task_steps")
+    draft = card.get_by_label("Draft")
+    expect(draft).to_be_checked()
+    screenshot("frontend-tool-unknown-steps")
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot("frontend-tool-unknown-steps-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    draft.uncheck()
+    card.get_by_role("button", name="Send answer").click()
+    sent = 'Thanks: {"steps": [{"description": "Draft", "status": "disabled"}]}'
+    expect_follow_up(page, sent)
+    page.reload()
+    expect(page.locator("[data-answer-state=answered] [data-answer]")).to_contain_text('"status": "disabled"')
+    expect(last_run(page).locator(".msg-assistant")).to_contain_text(sent)
+
+
+def test_an_agno_confirmation_is_approved_or_rejected_with_one_click(
+    page: Page, helper: str, signed_in, screenshot
+):
+    signed_in()
+    card = ask(page, helper, "seek approval")
+    expect(card).to_contain_text("get_user_confirmation")
+    expect(card.locator(".client-tool-question")).to_have_text("Delete the old drafts?")
+    screenshot("frontend-tool-agno-confirmation")
+    card.get_by_role("button", name="Approve").click()
+    expect_follow_up(page, 'Thanks: {"accepted": true}')
+    page.reload()
+    expect(page.locator("[data-answer-state=answered] [data-answer]")).to_contain_text('"accepted": true')
+
+    card = ask(page, helper, "seek approval again")
+    card.get_by_role("button", name="Reject").click()
+    expect_follow_up(page, 'Thanks: {"accepted": false}')
 
 
 def test_an_agent_that_declares_no_client_tools_is_not_offered_them(

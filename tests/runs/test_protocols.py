@@ -8,6 +8,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
+from agents_ui.display.cards import ApprovalCard
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Run
 from agents_ui.runs.protocols import NotFound, Refused, adapter_for, task_file_id
 from agents_ui.sdk import TranscriptBuilder
@@ -17,7 +18,18 @@ from tests.factories import make_endpoint, make_user
 pytestmark = pytest.mark.django_db(transaction=True)
 
 REFUND = {"amount": 35, "currency": "EUR"}
-SHOWN = {"apr1": {"id": "apr1", "args_json": '{\n  "amount": 35,\n  "currency": "EUR"\n}', "schema": None}}
+# What the page showed of the request: its approval card (the arguments as the person saw them).
+SHOWN = {
+    "apr1": ApprovalCard(
+        id="apr1",
+        dom="apr-apr1",
+        tool="refund",
+        args=REFUND,
+        args_json='{\n  "amount": 35,\n  "currency": "EUR"\n}',
+        editable=True,
+        in_place=True,
+    )
+}
 
 
 @pytest.fixture

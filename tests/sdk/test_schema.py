@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 from agents_ui.sdk import validate_against, validate_against_async
+from agents_ui.sdk.errors import validation_problem
 from agents_ui.sdk.limits import MAX_JSON_DEPTH, MAX_SCHEMA_NODES, MAX_VALUE_NODES
 from agents_ui.sdk.schema import TOO_COMPLEX
 
@@ -207,3 +208,12 @@ def test_jsonschema_outside_a_bounded_check_is_unchanged():
     jsonschema.validate("abc", {"pattern": "^a"})
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate("xbc", {"pattern": "^a"})
+
+
+def test_schema_and_model_problems_are_worded_by_one_formatter():
+    assert validation_problem(["a", 0], "is wrong", separator="/") == "a/0: is wrong"
+    assert validation_problem([], "is wrong") == "is wrong"
+    assert validation_problem([], "is wrong", root="(root)") == "(root): is wrong"
+    assert validate_against({"a": [1]}, {"properties": {"a": {"items": {"type": "string"}}}}) == [
+        "a/0: 1 is not of type 'string'"
+    ]

@@ -9,6 +9,8 @@ validation); `card_edit` changes the card it serves (a skill of its own, other i
 - "fail": failed, with a reason; "reject": rejected; "auth": auth-required (the next message in the
   same task completes it);
 - "slow": ten text chunks, half a second apart (to stop);
+- "weather": a tool call and its result as Google ADK's A2A exposure sends them (DataParts marked
+  `adk_type` function_call / function_response in working updates), then the answer;
 - a file part: an artifact naming it; anything else: an echo artifact streamed in three chunks,
   a data artifact, and a closing message.
 """
@@ -78,6 +80,15 @@ class EchoExecutor(AgentExecutor):
         elif text == "auth":
             self.authorizing.add(task_id)
             await updater.requires_auth(say([pb.Part(text="Sign in with an API key first.")]))
+        elif text == "weather":
+            call = {"id": "adk-call-1", "name": "get_weather", "args": {"city": "<Paris>", "days": 2}}
+            result = {"id": "adk-call-1", "name": "get_weather", "response": {"temperature": 21}}
+            await updater.update_status(
+                pb.TASK_STATE_WORKING, say([pb.Part(text="Checking."), adk_part("function_call", call)])
+            )
+            await asyncio.sleep(1.5)  # the call is seen running before its result arrives
+            await updater.update_status(pb.TASK_STATE_WORKING, say([adk_part("function_response", result)]))
+            await updater.complete(say([pb.Part(text="It is 21 degrees in Paris.")]))
         elif text == "slow":
             for n in range(10):
                 await updater.add_artifact(
@@ -106,6 +117,15 @@ class EchoExecutor(AgentExecutor):
             data.data.struct_value.update({"length": len(text), "words": text.split()[:5]})
             await updater.add_artifact([data], artifact_id="stats", name="Stats")
             await updater.complete(say([pb.Part(text="Done echoing.")]))
+
+
+def adk_part(kind: str, data: dict[str, Any]) -> pb.Part:
+    """A DataPart as ADK 2.13.0's `convert_genai_part_to_a2a_part` makes one of a function call or
+    response (google/adk/a2a/converters/part_converter.py)."""
+    part = pb.Part()
+    part.data.struct_value.update(data)
+    part.metadata.update({"adk_type": kind})
+    return part
 
 
 def echo_card(base: str, *, streaming: bool = True, bindings: tuple[str, ...] = ("JSONRPC",)) -> pb.AgentCard:

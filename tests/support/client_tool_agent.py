@@ -51,6 +51,10 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     # A tool the agent expects any client to have (AG-UI's dojo): the product does not offer it.
     "steps": ("generate_task_steps", {"steps": [{"description": "Draft", "status": "enabled"}]}),
+    # A confirmation asked as a tool call, by Agno's convention (it reads {"accepted": bool}).
+    "approval": ("get_user_confirmation", {"question": "Delete the old drafts?"}),
+    # Unknown, with nothing to draw a form from: answered in the person's own words.
+    "weather": ("lookup_weather", {"days": 3}),
 }
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -109,7 +113,7 @@ def script(run_input: dict[str, Any]) -> list[dict[str, Any]]:
         words = str(last.get("content") or "").lower()
         key = next((key for key in CALLS if key in words), None)
         name, args = CALLS[key] if key else ("", {})
-        if key and (name in offered or key == "steps"):
+        if key and (name in offered or key in ("steps", "approval", "weather")):
             # "again" reuses the call id, as pydantic-ai does from one run to the next (the model's id).
             call = "call-again" if "again" in words else f"call-{uuid.uuid4().hex[:8]}"
             events += [

@@ -161,6 +161,29 @@ async def test_an_unknown_call_left_without_a_result_is_answered_as_json_or_dism
     assert 'data-answer-state="dismissed"' in page and f"Thanks: {DISMISSED}" in page
 
 
+async def test_an_unknown_call_is_answered_with_its_arguments_as_the_person_edited_them(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "plan the steps")
+    call = await sync_to_async(call_of)(run)
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert "data-checklist" in page and 'name="shape:[&quot;steps&quot;]"' in page
+    await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "format": "shaped"})
+    await settle()
+    sent = json.loads(client.received[-1]["messages"][-1]["content"])
+    assert sent == {"steps": [{"description": "Draft", "status": "disabled"}]}
+
+
+async def test_an_agno_confirmation_is_approved_with_accepted_true(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "seek approval")
+    call = await sync_to_async(call_of)(run)
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert 'data-confirm-convention="Agno"' in page and "Approve" in page and "Reject" in page
+    await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "format": "shaped", "confirmed": "true"})
+    await settle()
+    assert json.loads(client.received[-1]["messages"][-1]["content"]) == {"accepted": True}
+
+
 async def test_a_call_of_an_earlier_turn_can_no_longer_be_answered(fake_server):
     client = await browse(fake_server)
     run = await say(client, "please ask me")

@@ -7,6 +7,10 @@ file, data) with names and MIME types, their text growing as `append` chunks arr
 the task's state says: completed, input-required and auth-required end the turn (the next message
 continues the task), failed and rejected are errors with the agent's reason, canceled is a stop.
 
+Tool use as Google ADK's A2A exposure sends it (DataParts whose metadata's `adk_type` is
+`function_call` or `function_response`, in working updates) becomes the transcript's ordinary tool
+calls, bounded in number and size: see `_tool_steps`.
+
 A2UI's A2A extension carries surfaces as DataParts (`metadata.mimeType` application/json+a2ui, the
 `data` a list of A2UI messages): those of one message or artifact become one `a2ui-surface` activity,
 the record AG-UI's surfaces use, bounded the same way and drawn by the same templates.
@@ -14,6 +18,7 @@ the record AG-UI's surfaces use, bounded the same way and drawn by the same temp
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +37,13 @@ __all__ = ["A2AFold", "is_a2ui", "whole_numbers"]
 MAX_ARTIFACT_TEXT = 2 * 1024 * 1024
 MAX_ARTIFACTS = 100
 MAX_PARTS = 100
+# Tool steps an agent's updates can add to one run, and the text kept of each one's arguments/result.
+MAX_TOOL_CALLS = 50
+MAX_TOOL_TEXT = 64 * 1024
+# ADK's DataPart metadata key (google/adk/a2a/converters/part_converter.py, ADK 2.13.0) and its kinds.
+ADK_TYPE_KEY = "adk_type"
+ADK_FUNCTION_CALL = "function_call"
+ADK_FUNCTION_RESPONSE = "function_response"
 
 STATE_NAMES: dict[int, str] = {
     pb.TASK_STATE_SUBMITTED: "submitted",
@@ -90,6 +102,7 @@ class A2AFold:
     def __init__(self, builder: TranscriptBuilder) -> None:
         self.builder = builder
         self.transcript = builder.transcript
+        self._open_calls: dict[str, str] = {}  # a call's name -> its id, for calls sent without one
 
     def handlers(self) -> dict[type, Callable[[Any], None]]:
         return {pb.StreamResponse: self.stream_response}
@@ -144,7 +157,7 @@ class A2AFold:
         if status.HasField("message") and state not in ("input-required", "completed"):
             # Only its surfaces: the words of a working or ended task are its progress or its reason.
             key = status.message.message_id or f"a2a-status-{transcript.event_count}"
-            self._surfaces(key, status.message.parts[:MAX_PARTS])
+            self._surfaces(key, self._tool_steps(status.message.parts[:MAX_PARTS]))
         if state in ("submitted", "working"):
             if text and len(record.progress) < 50:
                 record.progress.append(text[:500])
@@ -156,15 +169,9 @@ class A2AFold:
             transcript.outcome = Outcome("success")
             for message in transcript.messages:
                 message.complete = True
-        elif state == "failed":
-            transcript.outcome = Outcome(
-                "error", message=f"The task failed: {text}" if text else "The task failed."
-            )
-        elif state == "rejected":
-            transcript.outcome = Outcome(
-                "error",
-                message=f"The agent declined the task: {text}" if text else "The agent declined the task.",
-            )
+        elif state in ("failed", "rejected"):
+            # The agent's reason only: the task's state says how it ended, the display words it.
+            transcript.outcome = Outcome("error", message=text[:4000] or None)
         elif state == "canceled":
             transcript.outcome = Outcome("cancelled", message=text or None)
         if record.final:
@@ -229,7 +236,7 @@ class A2AFold:
         if others:
             self._task()
             self.transcript.artifacts.setdefault(
-                message_id, Artifact(message_id, name="With the answer", parts=others, complete=True)
+                message_id, Artifact(message_id, parts=others, complete=True, of_answer=True)
             )
 
     def _surfaces(self, key: str, parts: Any, *, append: bool = False) -> list[pb.Part]:
@@ -254,3 +261,62 @@ class A2AFold:
                 record.content, {a2ui.OPERATIONS_KEY: messages}, self.transcript.errors
             )
         return others
+
+    def _tool_steps(self, parts: Any) -> list[pb.Part]:
+        """Fold ADK's function calls and responses among `parts` into the transcript's tool calls;
+        the other parts are handed back."""
+        others = []
+        for part in parts:
+            kind = _adk_type(part)
+            if kind not in (ADK_FUNCTION_CALL, ADK_FUNCTION_RESPONSE):
+                others.append(part)
+                continue
+            data = whole_numbers(MessageToDict(part.data))
+            if isinstance(data, dict):
+                self._tool_step(kind, data)
+        return others
+
+    def _tool_step(self, kind: str, data: dict[str, Any]) -> None:
+        transcript = self.transcript
+        name = data.get("name") if isinstance(data.get("name"), str) else ""
+        name = name[:200]
+        call_id = data.get("id") if isinstance(data.get("id"), str) else ""
+        call_id = call_id[:200] or self._open_calls.get(name, "")
+        if kind == ADK_FUNCTION_RESPONSE and call_id in transcript.tool_calls:
+            record = transcript.tool_calls[call_id]
+            self._open_calls.pop(record.name, None)
+            result = _bounded_json(data.get("response"))
+            self.builder.store_result(record, result)
+            transcript.revision += 1
+            return
+        if len(transcript.tool_calls) >= MAX_TOOL_CALLS:
+            if not any("tool calls" in error for error in transcript.errors):
+                transcript.errors.append("the agent sent more tool calls than a run shows")
+            return
+        call_id = call_id if call_id and call_id not in transcript.tool_calls else ""
+        call_id = call_id or f"a2a-tool-{len(transcript.tool_calls) + 1}"
+        record = self.builder.tool(call_id, name or "tool")
+        if kind == ADK_FUNCTION_CALL:
+            record.set_args(_bounded_json(data.get("args", {})))
+            record.finish()
+            self._open_calls[record.name] = call_id
+        else:  # a response to a call this run never saw
+            record.set_args("")
+            self.builder.store_result(record, _bounded_json(data.get("response")))
+        transcript.revision += 1
+
+
+def _adk_type(part: pb.Part) -> str:
+    if part.WhichOneof("content") != "data" or not part.HasField("metadata"):
+        return ""
+    declared = part.metadata.fields.get(ADK_TYPE_KEY)
+    return declared.string_value if declared is not None else ""
+
+
+def _bounded_json(value: Any) -> str:
+    """JSON text, cut at the bound (a cut text is no longer JSON, and is shown as text)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = str(value)
+    return text[:MAX_TOOL_TEXT]

@@ -1,4 +1,5 @@
-"""A plan summarised for the catalogue: a card's badges, filters and status line."""
+"""A plan summarised for the catalogue: each entry's badges, filters and status line (the entry is drawn
+as a card on the catalogue page; an A2A Agent Card is the agent's own declaration, read in sdk/a2a)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class StatusLine:
 
 
 @dataclass
-class AgentCard:
+class CatalogueEntry:
     endpoint: AgentEndpoint
     discovery: Discovery
     plan: Plan
@@ -70,7 +71,7 @@ def status_line(discovery: Discovery, plan: Plan | None = None) -> StatusLine:
     return StatusLine("unreachable", "Unreachable")
 
 
-def card_for(endpoint: AgentEndpoint, discovery: Discovery, plan: Plan) -> AgentCard:
+def entry_for(endpoint: AgentEndpoint, discovery: Discovery, plan: Plan) -> CatalogueEntry:
     badges: list[Badge] = []
     filters: list[str] = []
     if plan["reasoning"].visible:
@@ -121,7 +122,7 @@ def card_for(endpoint: AgentEndpoint, discovery: Discovery, plan: Plan) -> Agent
     if plan["memory"].visible:
         badges.append(Badge("Remembers"))
     _skill_badges(plan, badges, filters)
-    return AgentCard(endpoint, discovery, plan, badges, filters, status_line(discovery, plan))
+    return CatalogueEntry(endpoint, discovery, plan, badges, filters, status_line(discovery, plan))
 
 
 def _skill_badges(plan: Plan, badges: list[Badge], filters: list[str]) -> None:

@@ -8,7 +8,7 @@ from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
 from agents_ui.capabilities.values import SkillInfo
-from agents_ui.endpoints.cards import SKILL_NAME_CHARS, skills_label
+from agents_ui.endpoints.catalogue import SKILL_NAME_CHARS, skills_label
 from agents_ui.models import AgentEndpoint
 from tests.a2a.test_a2a_runs import card_json
 from tests.factories import make_endpoint, make_user
