@@ -53,6 +53,10 @@ class AgentEndpoint(models.Model):
         EXTERNAL = "external", "External agent policy"
         A2A = "a2a", "A2A (Agent2Agent)"
 
+    class RemoteImages(models.TextChoices):
+        PROXY = "proxy", "Proxy remote images"
+        LINKS = "links", "Links only"
+
     class AuthKind(models.TextChoices):
         NONE = "none", "None"
         BEARER = "bearer", "Bearer token"
@@ -95,6 +99,14 @@ class AgentEndpoint(models.Model):
     credential = models.TextField(blank=True)
     connect_timeout = models.FloatField("connect timeout (s)", default=5.0)
     read_timeout = models.FloatField("read timeout (s)", default=60.0)
+    remote_images = models.CharField(
+        "remote images",
+        max_length=8,
+        choices=RemoteImages.choices,
+        default=RemoteImages.PROXY,
+        help_text="Images the agent names by URL: fetched by this server and shown from it (bounded, "
+        "raster images only), or shown as links the person may open.",
+    )
     enabled = models.BooleanField(default=True)
     is_demo = models.BooleanField("demo agent", default=False, editable=False)
     allowed_groups = models.ManyToManyField(

@@ -9,6 +9,7 @@ from agents_ui.views import (
     composer,
     conversations,
     feedback,
+    images,
     stop,
     stream,
     thread,
@@ -34,5 +35,6 @@ urlpatterns = [
     path("runs/<uuid:run_id>/feedback/", feedback.feedback, name="run-feedback"),
     path("runs/<uuid:run_id>/regenerate/", thread.regenerate, name="run-regenerate"),
     path("runs/<uuid:run_id>/edit/", thread.edit, name="run-edit"),
+    path("runs/<uuid:run_id>/image/", images.image, name="run-image"),
     path("runs/<uuid:run_id>/artifacts/<path:artifact_id>/", artifacts.download, name="run-artifact"),
 ]

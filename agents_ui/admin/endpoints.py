@@ -65,7 +65,10 @@ class AgentEndpointAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["name", "slug", "description", "protocol", "enabled", "is_demo"]}),
         ("What it declares", {"fields": ["latest_discovery"]}),
-        ("Where it is", {"fields": ["base_url", "discovery_url", "connect_timeout", "read_timeout"]}),
+        (
+            "Where it is",
+            {"fields": ["base_url", "discovery_url", "connect_timeout", "read_timeout", "remote_images"]},
+        ),
         (
             "Credentials",
             {

@@ -55,16 +55,23 @@ class AgentEndpointForm(forms.ModelForm):
         model = AgentEndpoint
         fields = [
             "name", "slug", "description", "protocol", "enabled", "base_url", "discovery_url",
-            "connect_timeout", "read_timeout", "auth_kind", "auth_header_name", "allowed_groups",
+            "connect_timeout", "read_timeout", "remote_images", "auth_kind", "auth_header_name",
+            "allowed_groups",
         ]  # fmt: skip
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        if "remote_images" in self.fields:
+            self.fields["remote_images"].required = False
         current = self.instance.overrides or {}
         for control in OVERRIDABLE_CONTROLS:
             name = override_field_name(control)
             if name in self.fields and current.get(control) in {"hide", "allow"}:
                 self.initial[name] = current[control]
+
+    def clean_remote_images(self) -> str:
+        # A form posted without the setting (an older script) keeps the default: proxied.
+        return self.cleaned_data.get("remote_images") or AgentEndpoint.RemoteImages.PROXY
 
     def clean(self) -> dict:
         cleaned = super().clean()

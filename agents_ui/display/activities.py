@@ -134,6 +134,8 @@ def _a2ui_view(rv: Any, record: ActivityRecord, dom: str) -> dict[str, Any]:
                 "sent": action or None,
                 "actions": bool(tree.actions),
                 "readonly": readonly,
+                # Signs the Image components' URLs for the image proxy (None: links only).
+                "images": getattr(rv, "image_proxy", None),
             }
         )
     return {

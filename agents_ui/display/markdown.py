@@ -33,13 +33,17 @@ _ALLOWED_TAGS = {
 _ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
     "pre": {"class", "data-lang"},
-    "span": {"class"},
+    "span": {"class", "data-remote-image-failed", "hidden"},
     "ol": {"start"},
-    "img": {"src", "alt", "data-media"},
+    "img": {"src", "alt", "data-media", "data-remote-image"},
     "audio": {"src", "controls", "preload", "data-media", "aria-label"},
 }
 # A data: URL stays only as the source of an image or audio element, and only as media.py made it.
-_MEDIA_SOURCE = re.compile(r"data:(image|audio)/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]*")
+_MEDIA_SOURCE = re.compile(
+    r"data:(image|audio)/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]*"
+    # The image proxy's URL (media.ImageProxy): a run's path and a signed token.
+    r"|/runs/[0-9a-f-]{36}/image/\?u=[A-Za-z0-9_:.-]+"
+)
 # Past this size a code block is shown plain: highlighting is a courtesy, not worth a slow stream.
 _HIGHLIGHT_MAX_CHARS = 20_000
 # A streaming answer's tail is re-rendered at every swap; past this size its settled blocks are
@@ -75,7 +79,8 @@ _markdown.validateLink = _validate_link
 
 
 def _media_rule(renderer: Any, tokens: list[Any], idx: int, options: Any, env: Any) -> str:
-    """A Markdown image: shown where the plan shows media (`env["media"]`), checked (media.py)."""
+    """A Markdown image: shown where the plan shows media (`env["media"]`), checked (media.py); an
+    image the agent links to comes through the image proxy when `env["media"]` is one."""
     token = tokens[idx]
     alt = renderer.renderInlineAsText(token.children or [], options, env)
     if env.get("words_only"):
@@ -84,10 +89,16 @@ def _media_rule(renderer: Any, tokens: list[Any], idx: int, options: Any, env: A
     if not env.get("media"):
         word = "audio clip" if src[:11].lower() == "data:audio/" else "image"
         return render_to_string("agents_ui/run.html#media-not-shown", {"word": word, "label": alt})
-    return render_to_string("agents_ui/run.html#media-inline", {"item": media.of_markdown(src, alt)})
+    item = media.of_markdown(src, alt)
+    if isinstance(env["media"], media.ImageProxy):
+        item = env["media"].proxied(item)
+    return render_to_string("agents_ui/run.html#media-inline", {"item": item})
 
 
 _markdown.add_render_rule("image", _media_rule)
+
+# Whether an answer's media are shown; an ImageProxy shows them, remote images through it.
+MediaShown = bool | media.ImageProxy
 
 
 def _attribute(tag: str, attribute: str, value: str) -> str | None:
@@ -111,8 +122,9 @@ def _clean(html: str) -> str:
     )
 
 
-def markdown_html(text: str, *, media: bool = False) -> str:
-    """An agent's Markdown as safe HTML; `media`: its images and audio are shown (checked)."""
+def markdown_html(text: str, *, media: MediaShown = False) -> str:
+    """An agent's Markdown as safe HTML; `media`: its images and audio are shown (checked), remote
+    images through the image proxy when it is one."""
     return _clean(_markdown.render(text or "", {"media": media}))
 
 
@@ -123,7 +135,7 @@ PLAIN_LINE = re.compile(r"(?:[^\W\d_]|\[)(?:[^\W_]|[ ,.;'\"?%\[\]])*")
 PLAIN_MORE = re.compile(r"(?:[^\W_]|[ ,.;'\"?%\[\]])*")
 
 
-def _live_html(text: str, media: bool = False) -> str:
+def _live_html(text: str, media: MediaShown = False) -> str:
     # The paragraph markdown-it would make, written as it writes it: no parser, no template per swap.
     if PLAIN_LINE.fullmatch(text):
         return f"<p>{html.escape(text.rstrip(), quote=False)}</p>\n"
@@ -140,7 +152,7 @@ class StreamingMarkdown:
     tail_html: str
 
 
-def _render_tokens(tokens: list[Any], media: bool = False) -> str:
+def _render_tokens(tokens: list[Any], media: MediaShown = False) -> str:
     return _clean(_markdown.renderer.render(tokens, _markdown.options, {"media": media})) if tokens else ""
 
 
@@ -191,7 +203,7 @@ def open_fence(text: str, end: int | None = None) -> str:
     return opener + "\n" if opener else ""
 
 
-def _live_code(source: str, media: bool = False) -> str:
+def _live_code(source: str, media: MediaShown = False) -> str:
     """A live tail as HTML; the closing fence of an open code block, while it arrives, is not code."""
     last = source[source.rfind("\n") + 1 :]
     if last and _FENCE_ARRIVING.fullmatch(last) and open_fence(source, len(source) - len(last)):
@@ -199,7 +211,7 @@ def _live_code(source: str, media: bool = False) -> str:
     return _live_html(source, media)
 
 
-def streaming_markdown(text: str, frozen: int = 0, *, media: bool = False) -> StreamingMarkdown:
+def streaming_markdown(text: str, frozen: int = 0, *, media: MediaShown = False) -> StreamingMarkdown:
     """The text after its first `frozen` characters, rendered for a live answer.
 
     A short tail is re-rendered whole. Once it grows long, the blocks before its last one settle;

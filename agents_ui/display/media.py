@@ -6,9 +6,11 @@ message's content is text only, so an answer's media come in a tool's result (TO
 tool message of MESSAGES_SNAPSHOT, whose content may be a list of parts), or as a Markdown image in
 the answer's text (`![alt](data:image/png;base64,...)`). docs/PROTOCOLS.md 1.1 records the rules:
 
-- The server never fetches what an agent names: only inline bytes are shown. An http(s) URL is a
-  link the person may open, never loaded by the page (no request leaves for a host the agent chose,
-  and the CSP's img-src/media-src stay 'self' data: blob:); a provider's file handle is named only.
+- The page never loads what an agent names from the agent's host (the CSP's img-src/media-src stay
+  'self' data: blob:). An http(s) image URL is fetched by the server instead, through the image
+  proxy (`ImageProxy`, endpoints/images.py), where the endpoint allows it (its "remote images"
+  setting); any other http(s) URL is a link the person may open; a provider's file handle is named
+  only.
 - Inline bytes are decoded, bounded (`MAX_MEDIA_BYTES` each, `MAX_MEDIA_ITEMS` per result or
   answer), and shown only when their first bytes are of an allowed type that matches the label:
   PNG, JPEG, GIF, WebP images (never SVG); MP3, Ogg, WAV, WebM, MP4/M4A, AAC, FLAC audio.
@@ -21,10 +23,12 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import filetype
+from django.core import signing
+from django.urls import reverse
 
 from agents_ui.sdk.limits import safe_link
 
@@ -86,10 +90,43 @@ class Media:
     size: int = 0
     link: str = ""
     note: str = ""
+    proxied: str = ""  # the image proxy's URL for `link`, on the product's origin
 
     @property
     def word(self) -> str:
         return _KIND_WORDS[self.kind]
+
+
+_PROXY_SALT = "agents_ui.image-proxy"
+
+
+@dataclass(frozen=True)
+class ImageProxy:
+    """Signs the image URLs one run named, so the proxy fetches those and no others: the signature
+    holds the run and the URL, and the proxy's view checks the person may see that run."""
+
+    run_id: str
+
+    def url(self, link: str) -> str:
+        token = signing.dumps({"r": self.run_id, "u": link}, salt=_PROXY_SALT, compress=True)
+        return f"{reverse('run-image', args=[self.run_id])}?u={token}"
+
+    def proxied(self, item: Media) -> Media:
+        """`item` with its proxy URL, when it is an image the agent linked to."""
+        if item.kind != "image" or not item.link:
+            return item
+        return replace(item, proxied=self.url(item.link))
+
+
+def signed_image_url(run_id: str, token: str) -> str | None:
+    """The image URL a proxy token names for this run, or None when it was not signed for it."""
+    try:
+        found = signing.loads(token, salt=_PROXY_SALT)
+    except signing.BadSignature:
+        return None
+    if not isinstance(found, dict) or found.get("r") != run_id or not isinstance(found.get("u"), str):
+        return None
+    return found["u"]
 
 
 def _kind_of(mime_type: str) -> Kind | None:

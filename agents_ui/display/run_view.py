@@ -27,6 +27,7 @@ from agents_ui.display.cards import (
     ToolCallCard,
 )
 from agents_ui.display.markdown import markdown_html, streaming_markdown
+from agents_ui.display.media import ImageProxy
 from agents_ui.display.values import (
     call_dom,
     confirmed_call,
@@ -37,7 +38,7 @@ from agents_ui.display.values import (
     seconds_label,
     shown_tail,
 )
-from agents_ui.models import Run
+from agents_ui.models import AgentEndpoint, Conversation, Run
 from agents_ui.sdk.agui.answer_forms import answer_form
 from agents_ui.sdk.agui.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.transcript import Transcript
@@ -137,14 +138,14 @@ class RunView:
         text, hidden = shown_tail(message.text)
         live = None
         if not message.complete:
-            live = streaming_markdown(message.text, hidden, media=self.shows_media)
+            live = streaming_markdown(message.text, hidden, media=self.media_shown)
             self.settled[message.id] = live.frozen
         return MessageCard(
             id=message.id,
             dom=dom_id("msg", message.id),
             text=text,
             hidden=hidden,
-            html=markdown_html(text, media=self.shows_media) if message.complete else "",
+            html=markdown_html(text, media=self.media_shown) if message.complete else "",
             settled_html=live.settled_html if live else "",
             tail_html=live.tail_html if live else "",
             complete=message.complete,
@@ -152,6 +153,24 @@ class RunView:
             subagent=node.name if node else "",
             feedback=self.feedback.get(message.id, ""),
         )
+
+    @property
+    def image_proxy(self) -> ImageProxy | None:
+        """Signs the images this run names for the image proxy, unless its agent's are links only."""
+        conversation = self.run.conversation if Run.conversation.is_cached(self.run) else None
+        endpoint = (
+            conversation.endpoint if conversation and Conversation.endpoint.is_cached(conversation) else None
+        )
+        if endpoint is not None and endpoint.remote_images != AgentEndpoint.RemoteImages.PROXY:
+            return None
+        return ImageProxy(str(self.run.pk))
+
+    @property
+    def media_shown(self) -> bool | ImageProxy:
+        """What markdown_html reads: no media, media, or media with remote images proxied."""
+        if not self.shows_media:
+            return False
+        return self.image_proxy or True
 
     @property
     def shows_media(self) -> bool:

@@ -113,7 +113,7 @@ class StreamRenderer:
         if PLAIN_LINE.fullmatch(tail) and not (frozen and open_fence(message.text, frozen)):
             self._plain.add(message.id)
             return _fragment("answer-tail", dom=dom, line=tail, oob=True)
-        live = streaming_markdown(message.text, frozen, media=self.view.shows_media)
+        live = streaming_markdown(message.text, frozen, media=self.view.media_shown)
         self._settled[message.id] = live.frozen
         html = _fragment("answer-tail", dom=dom, html=live.tail_html, oob=True)
         if live.settled_html:

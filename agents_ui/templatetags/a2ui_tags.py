@@ -9,6 +9,7 @@ from django.utils.safestring import SafeString
 
 from agents_ui.display.a2ui import template_for
 from agents_ui.display.markdown import simple_markdown_html
+from agents_ui.display.media import ImageProxy
 from agents_ui.sdk.a2ui.render import Node
 
 register = template.Library()
@@ -41,6 +42,12 @@ def a2ui_value(value: object) -> str:
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)[:300]
     return str(value)[:300]
+
+
+@register.filter
+def a2ui_proxied(link: str, images: ImageProxy | None) -> str:
+    """An Image component's URL through the image proxy, or "" where its agent's images are links."""
+    return images.url(link) if images is not None and link else ""
 
 
 @register.filter

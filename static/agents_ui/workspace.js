@@ -305,4 +305,14 @@
   clocks();
   setInterval(function () { tick(); clocks(); }, 1000);
   refreshStop();
+
+  // An image the server could not fetch from the agent's site: its link and a note instead.
+  function imageFailed(img) {
+    var note = img.nextElementSibling;
+    if (note && note.hasAttribute("data-remote-image-failed")) { img.hidden = true; note.hidden = false; }
+  }
+  document.addEventListener("error", function (e) {
+    if (e.target.matches && e.target.matches("img[data-remote-image]")) imageFailed(e.target);
+  }, true);
+  each("img[data-remote-image]", function (img) { if (img.complete && !img.naturalWidth) imageFailed(img); });
 })();
