@@ -13,24 +13,10 @@ from agents_ui.models import Attachment
 from tests.a2a.test_a2a_runs import a2a_endpoint
 from tests.e2e.test_uploads import pdf_bytes
 from tests.factories import make_user
-from tests.support.a2a_agent import A2ATestAgent, pb
+from tests.support.a2a_agent import A2ATestAgent, with_document_intake
 from tests.views.test_conversation import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def with_document_intake(card: pb.AgentCard) -> None:
-    del card.default_input_modes[:]
-    card.default_input_modes.append("text/plain")
-    card.skills.append(
-        pb.AgentSkill(
-            id="intake",
-            name="Document intake",
-            description="Reads a PDF.",
-            tags=["pdf"],
-            input_modes=["application/pdf"],
-        )
-    )
 
 
 @pytest.fixture

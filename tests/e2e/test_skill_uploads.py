@@ -14,22 +14,9 @@ from agents_ui.models import AgentEndpoint, Attachment
 from tests.e2e.test_runs import TIMEOUT, last_run, open_agent, send, wait_run
 from tests.e2e.test_uploads import attach, pdf_bytes
 from tests.factories import make_endpoint
-from tests.support.a2a_agent import A2ATestAgent, pb
+from tests.support.a2a_agent import A2ATestAgent, with_document_intake
 
 pytestmark = pytest.mark.e2e
-
-
-def with_document_intake(card: pb.AgentCard) -> None:
-    del card.default_input_modes[:]
-    card.default_input_modes.append("text/plain")
-    card.skills.append(
-        pb.AgentSkill(
-            id="intake",
-            name="Document intake",
-            description="Reads the PDF you attach.",
-            input_modes=["application/pdf"],
-        )
-    )
 
 
 @pytest.fixture

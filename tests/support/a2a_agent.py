@@ -128,6 +128,22 @@ def adk_part(kind: str, data: dict[str, Any]) -> pb.Part:
     return part
 
 
+def with_document_intake(card: pb.AgentCard) -> None:
+    """A card edit (A2ATestAgent's `card_edit`): text by default, and a "Document intake" skill that
+    takes PDFs."""
+    del card.default_input_modes[:]
+    card.default_input_modes.append("text/plain")
+    card.skills.append(
+        pb.AgentSkill(
+            id="intake",
+            name="Document intake",
+            description="Reads the PDF you attach.",
+            tags=["pdf"],
+            input_modes=["application/pdf"],
+        )
+    )
+
+
 def echo_card(base: str, *, streaming: bool = True, bindings: tuple[str, ...] = ("JSONRPC",)) -> pb.AgentCard:
     urls = {"JSONRPC": f"{base}/rpc", "HTTP+JSON": f"{base}/rest", "GRPC": "127.0.0.1:1"}
     return pb.AgentCard(
