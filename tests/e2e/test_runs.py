@@ -122,7 +122,9 @@ def assert_incremental(samples: list[Any]) -> None:
     final = samples[-1][0]
     partial = sorted({length for length in running if 0 < length < final})
     assert final > 0, samples
-    assert len(partial) >= 3, f"text did not grow step by step while running: {samples}"
+    # Two partial lengths: the shortest answer (cipher's) has five deltas, and a loaded machine may join
+    # the first ones before the page has subscribed to the stream.
+    assert len(partial) >= 2, f"text did not grow step by step while running: {samples}"
     # Until the answer is complete (then its Markdown is rendered, which may shorten it), it only grows.
     growing = running[: running.index(max(running)) + 1]
     assert growing == sorted(growing), f"text shrank while streaming: {samples}"
@@ -135,7 +137,7 @@ def assert_incremental(samples: list[Any]) -> None:
 def test_every_agent_answers_two_turns_streaming_text_incrementally(
     page: Page, demo: str, signed_in, settings, slug: str
 ):
-    settings.AGENTS_UI_DEMO_PACING = 0.04
+    settings.AGENTS_UI_DEMO_PACING = 0.08
     signed_in()
     open_agent(page, demo, slug)
 
