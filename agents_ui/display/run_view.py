@@ -39,7 +39,7 @@ from agents_ui.display.values import (
     shown_tail,
 )
 from agents_ui.models import AgentEndpoint, Conversation, Run
-from agents_ui.sdk.agui.answer_forms import answer_form
+from agents_ui.sdk.agui.answer_forms import AnswerForm, answer_form
 from agents_ui.sdk.agui.client_tools import CONFIRM_CHANGES, client_tool
 from agents_ui.sdk.transcript import Transcript
 
@@ -258,8 +258,17 @@ class RunView:
             "answer": pretty_json(maybe_json(shown)) if shown is not None else "",
             "answer_value": maybe_json(shown) if shown is not None else None,
             "has_args": call.args not in (None, {}, []),
-            "shaped": answer_form(call.name, call.args) if tool is None and awaiting else None,
+            "shaped": self.answer_form(call) if tool is None and awaiting else None,
         }
+
+    def answer_form(self, call: Any) -> AnswerForm | None:
+        """The form answering a call of a tool the product did not offer: drawn from its arguments,
+        with the tool's declared input schema, and the words of the message that holds the call
+        (where a framework says there what it asks)."""
+        declared = self.tool_info(call.name).get("schema") if self.plan is not None else None
+        message = self.transcript.message(call.parent_message_id) if call.parent_message_id else None
+        said = message.text if message is not None and message.role == "assistant" else ""
+        return answer_form(call.name, call.args, schema=declared, said=said)
 
     def decision_of(self, call: Any) -> Any:
         """The recorded decision on the interrupt that asked about this call (None without one): its

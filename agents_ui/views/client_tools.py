@@ -28,7 +28,6 @@ from agents_ui.runs.protocols import (
     DISMISSED,
     NotFound,
     adapter_for,
-    answer_form,
     client_tool,
     other_answer,
     read_answer,
@@ -83,7 +82,7 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
             if problem:
                 raise _Refused(problem)
             content = json.dumps(value, ensure_ascii=False)
-        elif request.POST.get("format") == "shaped" and (shaped := answer_form(call.name, call.args)):
+        elif request.POST.get("format") == "shaped" and (shaped := asked.answer_form(call)):
             value, problem = read_shaped(shaped, request.POST, request.POST.getlist)
             if problem:
                 raise _Refused(problem)

@@ -15,11 +15,12 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agents_ui.sdk.agui.answer_forms import AGNO_CONFIRMATION
 from tests.support.live_server import ThreadedUvicorn
 
 __all__ = ["FORM_SCHEMA", "RECEIVED", "ClientToolAgentServer", "application", "script"]
 
-MODES = {"offers": True, "refuses": False, "silent": None}
+MODES = {"offers": True, "refuses": False, "silent": None, "declares": True}
 RECEIVED: list[dict[str, Any]] = []
 
 FORM_SCHEMA = {
@@ -32,6 +33,24 @@ FORM_SCHEMA = {
     },
     "required": ["name", "guests"],
 }
+# The agent's own tools, declared in ``declares`` mode (capabilities `tools.items`).
+TICKET_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string"},
+        "priority": {"$ref": "#/$defs/Priority"},
+        "team": {
+            "oneOf": [
+                {"const": "facilities", "title": "Facilities"},
+                {"const": "it", "title": "IT desk"},
+                {"const": "security", "title": "Security"},
+            ]
+        },
+        "labels": {"type": "array", "items": {"enum": ["urgent", "customer", "internal"]}},
+    },
+    "$defs": {"Priority": {"enum": ["low", "normal", "high", "critical"], "title": "Priority"}},
+}
+DECLARED_TOOLS = [{"name": "file_ticket", "description": "File a ticket.", "parameters": TICKET_SCHEMA}]
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "ask": (
         "ask_user",
@@ -51,11 +70,44 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     # A tool the agent expects any client to have (AG-UI's dojo): the product does not offer it.
     "steps": ("generate_task_steps", {"steps": [{"description": "Draft", "status": "enabled"}]}),
-    # A confirmation asked as a tool call, by Agno's convention (it reads {"accepted": bool}).
-    "approval": ("get_user_confirmation", {"question": "Delete the old drafts?"}),
+    # A confirmation as Agno's AG-UI interface asks it: a call of the agent's own
+    # `requires_confirmation` tool, in a message saying AGNO_CONFIRMATION (it reads {"accepted": bool}).
+    "approval": ("delete_drafts", {"folder": "Drafts", "older_than_days": 30}),
+    # Agno's ask_user (UserFeedbackTools): it reads {"selections": {question: [labels]}}.
+    "feedback": (
+        "ask_user",
+        {
+            "questions": [
+                {"question": "Which cuisine?", "options": [{"label": "Thai"}, {"label": "Greek"}]},
+                {
+                    "question": "Which extras?",
+                    "options": [{"label": "Dessert"}, {"label": "Wine"}],
+                    "multi_select": True,
+                },
+            ]
+        },
+    ),
+    # A tool the agent declares (``declares`` mode) with a schema whose enums become choices.
+    "triage": (
+        "file_ticket",
+        {"title": "Printer on fire", "priority": "high", "team": "facilities", "labels": ["urgent"]},
+    ),
+    # LangChain's write_todos: its status vocabulary is a closed set without a schema.
+    "todos": (
+        "write_todos",
+        {
+            "todos": [
+                {"content": "Book venue", "status": "completed"},
+                {"content": "Send invites", "status": "pending"},
+            ]
+        },
+    ),
     # Unknown, with nothing to draw a form from: answered in the person's own words.
     "weather": ("lookup_weather", {"days": 3}),
 }
+
+# Calls of tools the client does not offer, made whatever the client sent.
+UNOFFERED = ("steps", "approval", "feedback", "triage", "todos", "weather")
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -68,6 +120,8 @@ def declaration(mode: str) -> dict[str, Any]:
     }
     if MODES[mode] is not None:
         found["tools"] = {"supported": True, "clientProvided": MODES[mode]}
+    if mode == "declares":
+        found["tools"]["items"] = DECLARED_TOOLS
     return found
 
 
@@ -113,9 +167,11 @@ def script(run_input: dict[str, Any]) -> list[dict[str, Any]]:
         words = str(last.get("content") or "").lower()
         key = next((key for key in CALLS if key in words), None)
         name, args = CALLS[key] if key else ("", {})
-        if key and (name in offered or key in ("steps", "approval", "weather")):
+        if key and (name in offered or key in UNOFFERED):
             # "again" reuses the call id, as pydantic-ai does from one run to the next (the model's id).
             call = "call-again" if "again" in words else f"call-{uuid.uuid4().hex[:8]}"
+            if key == "approval":
+                events += _text(said, AGNO_CONFIRMATION)
             events += [
                 {
                     "type": "TOOL_CALL_START",

@@ -173,15 +173,49 @@ async def test_an_unknown_call_is_answered_with_its_arguments_as_the_person_edit
     assert sent == {"steps": [{"description": "Draft", "status": "disabled"}]}
 
 
-async def test_an_agno_confirmation_is_approved_with_accepted_true(fake_server):
+async def test_an_agno_confirmation_is_approved_with_accepted_true_or_rejected_with_a_note(fake_server):
     client = await browse(fake_server)
     run = await say(client, "seek approval")
     call = await sync_to_async(call_of)(run)
+    assert call.name == "delete_drafts"
     page = (await client.get(run.conversation.get_absolute_url())).content.decode()
     assert 'data-confirm-convention="Agno"' in page and "Approve" in page and "Reject" in page
     await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "format": "shaped", "confirmed": "true"})
     await settle()
     assert json.loads(client.received[-1]["messages"][-1]["content"]) == {"accepted": True}
+
+    run = await say(client, "seek approval", run.conversation)
+    call = await sync_to_async(call_of)(run)
+    form = {"call": call.id, "format": "shaped", "confirmed": "false", "note": "Keep them a week"}
+    await client.post(f"/runs/{run.pk}/answer/", form)
+    await settle()
+    sent = json.loads(client.received[-1]["messages"][-1]["content"])
+    assert sent == {"accepted": False, "note": "Keep them a week"}
+
+
+async def test_a_declared_tools_enums_are_choices_checked_on_the_server(fake_server):
+    client = await browse(fake_server, "declares")
+    run = await say(client, "triage this")
+    call = await sync_to_async(call_of)(run)
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert 'data-choice="schema"' in page and "IT desk" in page and 'value="&quot;critical&quot;"' in page
+    form = {"call": call.id, "format": "shaped", 'shape:["priority"]': '"urgent"'}
+    refused = await client.post(f"/runs/{run.pk}/answer/", form)
+    assert "Priority: not one of the choices (low, normal, high, critical)." in refused.content.decode()
+    assert await Run.objects.acount() == 1
+    chosen = {'shape:["priority"]': '"critical"', 'shape:["team"]': '"it"', 'shape:["labels"]': '"customer"'}
+    form = {**form, **chosen}
+    await client.post(f"/runs/{run.pk}/answer/", form)
+    await settle()
+    sent = json.loads(client.received[-1]["messages"][-1]["content"])
+    assert sent == {"title": "Printer on fire", "priority": "critical", "team": "it", "labels": ["customer"]}
+
+
+async def test_the_same_call_without_a_declared_schema_keeps_its_text_inputs(fake_server):
+    client = await browse(fake_server)
+    run = await say(client, "triage this")
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert "data-shaped-form" in page and "data-choice" not in page
 
 
 async def test_a_call_of_an_earlier_turn_can_no_longer_be_answered(fake_server):
