@@ -45,6 +45,11 @@ def ask(page: Page, base: str, text: str, slug: str = "helper"):
     return card
 
 
+def at_phone_width(page: Page) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator(".workspace-side")).to_be_hidden()  # the details drawer slides away first
+
+
 def expect_follow_up(page: Page, text: str) -> None:
     expect(page.locator("#transcript section.run")).to_have_count(2, timeout=TIMEOUT)
     wait_run(page)
@@ -133,7 +138,7 @@ def test_an_unknown_tool_is_answered_with_its_arguments_as_edited(
     draft = card.get_by_label("Draft")
     expect(draft).to_be_checked()
     screenshot("frontend-tool-unknown-steps")
-    page.set_viewport_size({"width": 390, "height": 844})
+    at_phone_width(page)
     screenshot("frontend-tool-unknown-steps-phone")
     page.set_viewport_size({"width": 1280, "height": 800})
     draft.uncheck()
@@ -145,22 +150,94 @@ def test_an_unknown_tool_is_answered_with_its_arguments_as_edited(
     expect(last_run(page).locator(".msg-assistant")).to_contain_text(sent)
 
 
-def test_an_agno_confirmation_is_approved_or_rejected_with_one_click(
+def test_an_agno_confirmation_is_approved_or_rejected_with_a_reason(
     page: Page, helper: str, signed_in, screenshot
 ):
     signed_in()
     card = ask(page, helper, "seek approval")
-    expect(card).to_contain_text("get_user_confirmation")
-    expect(card.locator(".client-tool-question")).to_have_text("Delete the old drafts?")
+    expect(card).to_contain_text("delete_drafts")
+    expect(card.locator("[data-confirm-convention=Agno]")).to_be_visible()
+    expect(card.locator("details pre")).to_contain_text('"older_than_days": 30')
     screenshot("frontend-tool-agno-confirmation")
+    at_phone_width(page)
+    screenshot("frontend-tool-agno-confirmation-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
     card.get_by_role("button", name="Approve").click()
     expect_follow_up(page, 'Thanks: {"accepted": true}')
     page.reload()
     expect(page.locator("[data-answer-state=answered] [data-answer]")).to_contain_text('"accepted": true')
 
     card = ask(page, helper, "seek approval again")
+    card.get_by_label("Reason, if you reject").fill("Keep them a week")
     card.get_by_role("button", name="Reject").click()
-    expect_follow_up(page, 'Thanks: {"accepted": false}')
+    expect_follow_up(page, 'Thanks: {"accepted": false, "note": "Keep them a week"}')
+
+
+def test_agnos_questions_are_answered_with_its_selections(page: Page, helper: str, signed_in, screenshot):
+    signed_in()
+    card = ask(page, helper, "gather feedback")
+    expect(card.locator("[data-shaped-form][data-convention=Agno]")).to_be_visible()
+    screenshot("frontend-tool-agno-questions")
+    card.get_by_label("Greek").check()
+    card.get_by_label("Wine").check()
+    card.get_by_role("button", name="Send answer").click()
+    expect_follow_up(page, 'Thanks: {"selections": {"Which cuisine?": ["Greek"], "Which extras?": ["Wine"]}}')
+
+
+@pytest.fixture
+def declaring(live_url: str, tool_agent: ClientToolAgentServer) -> str:
+    cache.clear()
+    make_endpoint(slug="declaring", name="Declaring", base_url=tool_agent.url_for("declares"))
+    return live_url
+
+
+def test_a_declared_enum_is_chosen_on_the_card_and_a_tampered_choice_is_refused(
+    page: Page, declaring: str, signed_in, screenshot
+):
+    signed_in()
+    card = ask(page, declaring, "triage this", slug="declaring")
+    priority = card.locator("fieldset[data-choice=schema]", has_text="Priority")
+    expect(priority.get_by_label("high")).to_be_checked()
+    expect(card.get_by_label("Site")).to_have_value('"Oslo"')
+    screenshot("frontend-tool-unknown-choices")
+    at_phone_width(page)
+    screenshot("frontend-tool-unknown-choices-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    priority.get_by_label("critical").check()
+    card.get_by_label("IT desk").check()
+    card.get_by_label("customer").check()
+    card.get_by_label("Site").select_option(label="Rome")
+    # A value the form never offered (edited in the page) is refused, and what was chosen stays.
+    card.get_by_label("Site").evaluate("select => { select.selectedOptions[0].value = '\"Atlantis\"'; }")
+    card.get_by_role("button", name="Send answer").click()
+    expect(card.locator("[role=alert]")).to_contain_text("Site: not one of the choices")
+    expect(priority.get_by_label("critical")).to_be_checked()
+    expect(page.locator("#transcript section.run")).to_have_count(1)
+    card.get_by_label("Site").evaluate("select => { select.selectedOptions[0].value = '\"Rome\"'; }")
+    card.get_by_role("button", name="Send answer").click()
+    sent = (
+        'Thanks: {"title": "Printer on fire", "priority": "critical", "team": "it", '
+        '"labels": ["urgent", "customer"], "site": "Rome"}'
+    )
+    expect_follow_up(page, sent)
+    page.reload()
+    expect(page.locator("[data-answer-state=answered] [data-answer]")).to_contain_text(
+        '"priority": "critical"'
+    )
+
+
+def test_a_todo_lists_statuses_are_chosen_per_item(page: Page, helper: str, signed_in, screenshot):
+    signed_in()
+    card = ask(page, helper, "update the todos")
+    row = card.locator("fieldset[data-choice=convention]", has_text="Send invites")
+    expect(row.get_by_label("pending")).to_be_checked()
+    screenshot("frontend-tool-unknown-todos")
+    at_phone_width(page)
+    screenshot("frontend-tool-unknown-todos-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    row.get_by_label("in progress").check()
+    card.get_by_role("button", name="Send answer").click()
+    expect_follow_up(page, '{"content": "Send invites", "status": "in_progress"}')
 
 
 def test_an_agent_that_declares_no_client_tools_is_not_offered_them(

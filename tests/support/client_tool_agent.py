@@ -47,6 +47,7 @@ TICKET_SCHEMA = {
             ]
         },
         "labels": {"type": "array", "items": {"enum": ["urgent", "customer", "internal"]}},
+        "site": {"enum": ["Berlin", "Lisbon", "Madrid", "Oslo", "Paris", "Rome"], "title": "Site"},
     },
     "$defs": {"Priority": {"enum": ["low", "normal", "high", "critical"], "title": "Priority"}},
 }
@@ -90,7 +91,13 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     # A tool the agent declares (``declares`` mode) with a schema whose enums become choices.
     "triage": (
         "file_ticket",
-        {"title": "Printer on fire", "priority": "high", "team": "facilities", "labels": ["urgent"]},
+        {
+            "title": "Printer on fire",
+            "priority": "high",
+            "team": "facilities",
+            "labels": ["urgent"],
+            "site": "Oslo",
+        },
     ),
     # LangChain's write_todos: its status vocabulary is a closed set without a schema.
     "todos": (

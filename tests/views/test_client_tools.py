@@ -208,7 +208,13 @@ async def test_a_declared_tools_enums_are_choices_checked_on_the_server(fake_ser
     await client.post(f"/runs/{run.pk}/answer/", form)
     await settle()
     sent = json.loads(client.received[-1]["messages"][-1]["content"])
-    assert sent == {"title": "Printer on fire", "priority": "critical", "team": "it", "labels": ["customer"]}
+    assert sent == {
+        "title": "Printer on fire",
+        "priority": "critical",
+        "team": "it",
+        "labels": ["customer"],
+        "site": "Oslo",
+    }
 
 
 async def test_the_same_call_without_a_declared_schema_keeps_its_text_inputs(fake_server):
