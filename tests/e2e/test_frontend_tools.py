@@ -173,6 +173,14 @@ def test_an_agno_confirmation_is_approved_or_rejected_with_a_reason(
     expect_follow_up(page, 'Thanks: {"accepted": false, "note": "Keep them a week"}')
 
 
+def test_a_predictive_state_confirmation_is_answered_as_the_dojo_does(page: Page, helper: str, signed_in):
+    signed_in()
+    card = ask(page, helper, "review my changes")
+    expect(card.locator(".client-tool-question")).to_have_text("Keep the changes the agent made?")
+    card.get_by_role("button", name="No").click()
+    expect_follow_up(page, 'Thanks: {"accepted": false, "steps": []}')
+
+
 def test_agnos_questions_are_answered_with_its_selections(page: Page, helper: str, signed_in, screenshot):
     signed_in()
     card = ask(page, helper, "gather feedback")

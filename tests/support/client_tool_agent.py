@@ -74,6 +74,8 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     # A confirmation as Agno's AG-UI interface asks it: a call of the agent's own
     # `requires_confirmation` tool, in a message saying AGNO_CONFIRMATION (it reads {"accepted": bool}).
     "approval": ("delete_drafts", {"folder": "Drafts", "older_than_days": 30}),
+    # The confirmation ag-ui-adk and the LangGraph examples emit after a predictive state update.
+    "changes": ("confirm_changes", {}),
     # Agno's ask_user (UserFeedbackTools): it reads {"selections": {question: [labels]}}.
     "feedback": (
         "ask_user",
@@ -114,7 +116,7 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 # Calls of tools the client does not offer, made whatever the client sent.
-UNOFFERED = ("steps", "approval", "feedback", "triage", "todos", "weather")
+UNOFFERED = ("steps", "approval", "changes", "feedback", "triage", "todos", "weather")
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

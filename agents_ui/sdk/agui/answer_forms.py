@@ -100,12 +100,12 @@ class AnswerForm:
 
     @property
     def question(self) -> str:
-        """What a confirmation asks, where its arguments say it in a known field ("" otherwise)."""
+        """What a confirmation asks: its arguments' words in a known field, or a general question."""
         if isinstance(self.args, dict):
             for key in ("question", "message", "summary", "prompt", "description"):
                 if isinstance(self.args.get(key), str):
                     return self.args[key][:MAX_TEXT]
-        return ""
+        return "The agent asks you to approve this call."
 
 
 def _label(key: str | int) -> str:
