@@ -4,6 +4,7 @@ person, and the answer sent back in the next run's history, right after the call
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -315,6 +316,24 @@ def test_a_call_a_real_agent_left_for_the_client_can_be_answered_with_its_argume
     shown = view.call_view(call)
     assert shown.awaiting and shown.client is None and shown.has_args
     assert '"steps"' in shown.args
+
+
+def test_agnos_confirmation_is_recognised_in_its_real_stream_and_its_questions_drawn():
+    # Captured from Agno 3.1.10's own AG-UI interface (tests/fixtures/agui-captures/README.md).
+    view = capture_view(CAPTURES / "agno-confirm-1.sse", Run.Status.COMPLETED)
+    [call] = view.transcript.tool_calls.values()
+    shown = view.call_view(call)
+    assert call.name == "delete_drafts" and shown.awaiting and shown.client is None
+    assert shown.shaped.kind == "confirm" and shown.shaped.framework == "Agno"
+    context = {"call": shown, "run": Run(pk=uuid.uuid4()), "rv": view}
+    html = render_to_string("agents_ui/client_tools/card.html", context)
+    assert 'data-confirm-convention="Agno"' in html and "Reason, if you reject" in html
+
+    view = capture_view(CAPTURES / "agno-feedback-1.sse", Run.Status.COMPLETED)
+    [call] = view.transcript.tool_calls.values()
+    form = view.call_view(call).shaped
+    assert form.kind == "feedback" and [f.label for f in form.fields] == ["Which cuisine?", "Which extras?"]
+    assert [f.kind for f in form.fields] == ["choice", "multichoice"]
 
 
 def test_a_call_of_a_run_an_approval_holds_is_left_to_the_approval():
