@@ -212,12 +212,16 @@ def test_a_schema_out_of_bounds_or_unrelated_is_left_out():
 def test_agnos_questions_with_options_send_its_selections():
     args = {
         "questions": [
-            {"question": "Which cuisine?", "options": [{"label": "Thai"}, {"label": "Greek"}]},
+            {
+                "question": "Which cuisine?",
+                "options": [{"label": "Thai"}, {"label": "Greek", "description": "Mezze"}],
+            },
             {"question": "Extras?", "options": [{"label": "Wine"}, {"label": "Cake"}], "multi_select": True},
         ]
     }
     form = answer_form("ask_user", args)
     assert form.kind == "feedback" and [f.kind for f in form.fields] == ["choice", "multichoice"]
+    assert form.fields[0].listed == [('"Thai"', "Thai", ""), ('"Greek"', "Greek", "Mezze")]
     answer, problem = read_shaped(
         form, data := _post(**{"shape:[0]": '"Greek"', "shape:[1]": ['"Cake"', '"Wine"']}), data.getlist
     )

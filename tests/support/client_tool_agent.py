@@ -81,7 +81,11 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
         "ask_user",
         {
             "questions": [
-                {"question": "Which cuisine?", "options": [{"label": "Thai"}, {"label": "Greek"}]},
+                {
+                    "question": "Which cuisine?",
+                    "header": "Cuisine",
+                    "options": [{"label": "Thai"}, {"label": "Greek", "description": "Mezze to share"}],
+                },
                 {
                     "question": "Which extras?",
                     "options": [{"label": "Dessert"}, {"label": "Wine"}],

@@ -59,6 +59,8 @@ class ShapeField:
     flag: str = ""
     # A choice's options, (JSON of the value, label), and the JSON of those chosen now.
     options: tuple[tuple[str, str], ...] = ()
+    # What the agent says of each option, in the same order ("" for none).
+    notes: tuple[str, ...] = ()
     chosen: tuple[str, ...] = ()
     # A choicelist: one choice per item of the array, each with its own path.
     rows: tuple[ShapeField, ...] = ()
@@ -73,6 +75,12 @@ class ShapeField:
     def slug(self) -> str:
         """A short id for the field's inputs, unique within a card."""
         return f"s{zlib.crc32(self.name.encode()):08x}"
+
+    @property
+    def listed(self) -> list[tuple[str, str, str]]:
+        """The options as the template lists them: (JSON of the value, label, note)."""
+        notes = self.notes or ("",) * len(self.options)
+        return [(value, label, note) for (value, label), note in zip(self.options, notes, strict=True)]
 
     @property
     def radios(self) -> bool:
@@ -327,10 +335,10 @@ def _agno_questions(args: Any) -> list[ShapeField] | None:
         if not all(isinstance(text, str) for text in labels) or len(set(labels)) != len(labels):
             return None
         drawn = tuple((json.dumps(text), text[:200]) for text in labels)
+        notes = tuple(str(o.get("description") or "")[:MAX_TEXT] for o in options)
         kind = "multichoice" if asked.get("multi_select") is True else "choice"
-        found.append(
-            ShapeField((index,), asked["question"][:MAX_TEXT], kind, options=drawn, source="convention")
-        )
+        label = asked["question"][:MAX_TEXT]
+        found.append(ShapeField((index,), label, kind, options=drawn, notes=notes, source="convention"))
     return found
 
 
