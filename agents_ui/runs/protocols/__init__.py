@@ -25,7 +25,7 @@ from agents_ui.runs.protocols.base import (
 
 # The product's generic tools a run offers (ask, form, confirm, choose), and how a person's answer
 # to one of them is read: the client-tools view answers them without naming a protocol.
-from agents_ui.sdk.agui.answer_forms import answer_form, read_shaped
+from agents_ui.sdk.agui.answer_forms import read_shaped
 from agents_ui.sdk.agui.client_tools import DISMISSED, client_tool, other_answer, read_answer
 
 __all__ = [
@@ -38,7 +38,6 @@ __all__ = [
     "RunContext",
     "Unavailable",
     "adapter_for",
-    "answer_form",
     "client_tool",
     "other_answer",
     "read_answer",
