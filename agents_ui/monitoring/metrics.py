@@ -8,6 +8,7 @@ processes and PROMETHEUS_MULTIPROC_DIR set, each counts into files there and /me
 
 from __future__ import annotations
 
+import atexit
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -79,6 +80,21 @@ WRITER_FAILURES = Counter(
     "agents_ui_event_writer_failures",
     "Batches of events the writer could not store (kept and written again with the next batch).",
 )
+
+
+def _forget_this_process_when_it_ends() -> None:
+    """Multi-process mode: a worker that exits takes its live gauges (open streams) with it.
+
+    uvicorn's supervisor has no hook for a worker's end, so each worker removes its own files as it
+    exits; one killed outright leaves them until the directory is emptied (docs/operations.md).
+    """
+    from prometheus_client import multiprocess
+
+    atexit.register(multiprocess.mark_process_dead, os.getpid())
+
+
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    _forget_this_process_when_it_ends()
 
 
 class Reading(Collector):
