@@ -95,7 +95,7 @@ class LiveRun:
     max_bytes: int = field(default_factory=lambda: settings.AGENTS_UI_RUN_MAX_BYTES)
     # How the agent's answer is read and what goes with the request, from its plan.
     connection: Connection = field(default_factory=lambda: Connection())
-    # When the oldest event waiting for the writer arrived (monotonic clock): the writer's lag.
+    # When the oldest event waiting for the writer arrived (time.perf_counter): the writer's lag.
     _pending_since: float = 0.0
     # The run's metrics and log lines (set when it is driven).
     watch: RunWatch | None = None
@@ -132,7 +132,7 @@ class LiveRun:
         self.stored_bytes += len(payload)
         self.builder.apply(event)
         if not self._pending:
-            self._pending_since = time.monotonic()
+            self._pending_since = time.perf_counter()
         self._seq += 1
         self._pending.append((self._seq, type_[:64], payload))
         self._pending_bytes += len(payload)

@@ -51,7 +51,7 @@ class WriteJob:
     messages: list[Message]
     count: int
     saved_before: set[str]
-    # When the oldest of `events` arrived (monotonic clock; 0: no events).
+    # When the oldest of `events` arrived (time.perf_counter; 0: no events).
     since: float = 0.0
 
 
@@ -128,7 +128,7 @@ def _observe_lag(jobs: list[WriteJob]) -> None:
     """How long the oldest event of this write waited to be stored."""
     arrived = [job.since for job in jobs if job.since]
     if arrived:
-        metrics.WRITER_LAG_SECONDS.observe(time.monotonic() - min(arrived))
+        metrics.WRITER_LAG_SECONDS.observe(time.perf_counter() - min(arrived))
 
 
 # The writer's own thread, and so its own database connection: requests that open a page or a
