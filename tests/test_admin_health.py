@@ -6,6 +6,8 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents_ui.admin.health import RULE, Health, health_of, percentile, windows
@@ -131,3 +133,16 @@ async def test_one_failed_run_makes_an_unused_agent_failing():
     assert run.status == Run.Status.FAILED
     day = (await sync_to_async(windows)(endpoint))[1]
     assert day.health == Health.FAILING and day.duration and not day.first_event
+
+
+def test_the_health_column_costs_no_query_per_row(admin_client):
+    def queries_for_list() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert admin_client.get("/admin/agents_ui/agentendpoint/").status_code == 200
+        return len(captured)
+
+    ended_run(make_endpoint(), Run.Status.FAILED)
+    few = queries_for_list()
+    for _ in range(4):
+        ended_run(make_endpoint())
+    assert queries_for_list() == few
