@@ -6,7 +6,7 @@ from unittest import mock
 
 import pytest
 from django.db import OperationalError
-from django.test import Client
+from django.test import AsyncClient, Client
 
 from agents_ui.monitoring import health
 
@@ -73,3 +73,13 @@ def test_not_ready_when_the_shared_cache_does_not_answer(settings):
 def test_probes_only_read(path):
     response = Client(enforce_csrf_checks=True).post(path)
     assert response.status_code == 405 and response["Allow"] == "GET, HEAD"
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_probes_answer_through_the_asgi_handler_too(settings):
+    settings.AGENTS_UI_METRICS_TOKEN = "t"
+    client = AsyncClient()
+    assert (await client.get("/healthz")).content == b"ok\n"
+    assert (await client.get("/readyz")).content == b"ok\n"
+    scraped = await client.get("/metrics", headers={"Authorization": "Bearer t"})
+    assert scraped.status_code == 200 and b"agents_ui_runs_waiting_for_person" in scraped.content
