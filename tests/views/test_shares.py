@@ -3,61 +3,19 @@ nobody else; the owner's list of links, revoking one, and what goes when the con
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
-from ag_ui.core import (
-    RunFinishedEvent,
-    RunStartedEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallResultEvent,
-    ToolCallStartEvent,
-)
 from django.test import Client
 from django.utils import timezone
 
-from agents_ui.models import ApprovalRecord, Conversation, Message, Run, RunEvent, SharedLink
-from agents_ui.runs.event_log import event_record
+from agents_ui.models import ApprovalRecord, Conversation, Run, SharedLink
 from tests.factories import make_endpoint, make_user
 from tests.support.fault_agent import PAYLOADS
 from tests.support.inert import assert_inert
+from tests.support.turns import say
 
 pytestmark = pytest.mark.django_db
-
-
-def say(
-    conversation: Conversation, question: str, answer: str, *, tool: str = "", status=Run.Status.COMPLETED
-):
-    """A finished turn as the event log keeps it: the person's message, the agent's answer."""
-    message = Message.objects.create(conversation=conversation, role="user", content=question)
-    run = Run.objects.create(
-        conversation=conversation, status=status, request={"kind": "message", "message_id": message.pk}
-    )
-    events = [RunStartedEvent(thread_id="t", run_id=str(run.pk))]
-    if tool:
-        events += [
-            ToolCallStartEvent(tool_call_id=f"call-{run.pk}", tool_call_name=tool),
-            ToolCallArgsEvent(tool_call_id=f"call-{run.pk}", delta='{"q": 1}'),
-            ToolCallEndEvent(tool_call_id=f"call-{run.pk}"),
-            ToolCallResultEvent(message_id=f"r-{run.pk}", tool_call_id=f"call-{run.pk}", content="42"),
-        ]
-    mid = f"m-{run.pk}"
-    events += [
-        TextMessageStartEvent(message_id=mid, role="assistant"),
-        TextMessageContentEvent(message_id=mid, delta=answer),
-        TextMessageEndEvent(message_id=mid),
-    ]
-    if status != Run.Status.RUNNING:
-        events.append(RunFinishedEvent(thread_id="t", run_id=str(run.pk)))
-    for seq, event in enumerate(events, start=1):
-        kind, payload = event_record(event)
-        RunEvent.objects.create(run=run, seq=seq, type=kind, payload=json.loads(payload))
-    return run
 
 
 @pytest.fixture
@@ -164,6 +122,7 @@ def test_named_people_only_everyone_else_gets_not_found(owner, thread):
     # The same answer as for a link that never existed: nothing tells it exists.
     unknown = signed_in(bob).get("/s/" + "x" * 32 + "/")
     assert unknown.status_code == 404
+
     def main(response) -> str:
         return response.content.decode().split("<main", 1)[1].split("</main>", 1)[0]
 
