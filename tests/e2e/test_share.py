@@ -52,7 +52,8 @@ def other_person(browser: Browser, live_url: str):
 
 def make_link(page: Page, *, people: str = "") -> str:
     """From the conversation's workspace: Share, choose the audience, make the link; its address."""
-    page.locator("[data-share-action]").first.click()
+    page.locator("[data-conversation-menu] summary").click()
+    page.locator("[data-share-action]").click()
     expect(page.locator("[data-share-form]")).to_be_visible()
     if people:
         page.get_by_label("Only the people I name").check()
@@ -76,9 +77,19 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
     send(page, FIRST)
     wait_run(page)
     conversation_url = page.url
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(conversation_url)  # laid out at this width from the start (the drawer slides otherwise)
+        page.locator("[data-conversation-menu] summary").click()
+        expect(page.locator("[data-export=json]")).to_be_visible()
+        screenshot(f"workspace-share-{width}")
+        page.keyboard.press("Escape")  # the menu closes
+        expect(page.locator("[data-export=json]")).to_be_hidden()
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # An unknown name is a form error, and what was typed is still there.
-    page.locator("[data-share-action]").first.click()
+    page.locator("[data-conversation-menu] summary").click()
+    page.locator("[data-share-action]").click()
     page.get_by_label("Only the people I name").check()
     page.fill("#id_people", "bob, nobody-by-that-name")
     page.get_by_role("button", name="Make the link").click()
@@ -141,7 +152,7 @@ def test_the_conversation_downloads_as_markdown_and_json(page: Page, demo, signe
     open_agent(page, demo, "research-assistant")
     send(page, FIRST)
     wait_run(page)
-    page.locator("[data-export-menu] summary").click()
+    page.locator("[data-conversation-menu] summary").click()
     with page.expect_download() as markdown:
         page.locator("[data-export=md]").click()
     assert markdown.value.suggested_filename.endswith(".md")
