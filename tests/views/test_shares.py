@@ -219,3 +219,15 @@ def test_hostile_text_is_inert_in_the_shared_view(owner, payload):
     assert_inert(html)
     assert "{{ 7*7 }}" in html or "7*7" not in payload
     assert_inert(signed_in(owner).get("/shared/").content.decode())
+
+
+def test_the_admin_lists_links_without_their_token_and_revokes_them(owner, thread):
+    link = share(signed_in(owner), thread)
+    admin = signed_in(make_user(superuser=True))
+    listing = admin.get("/admin/agents_ui/sharedlink/").content.decode()
+    assert "Refund for order 1042" in listing and link.token not in listing
+    detail = admin.get(f"/admin/agents_ui/sharedlink/{link.pk}/change/").content.decode()
+    assert link.token not in detail
+    admin.post("/admin/agents_ui/sharedlink/", {"action": "revoke", "_selected_action": [link.pk]})
+    link.refresh_from_db()
+    assert link.revoked
