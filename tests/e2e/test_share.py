@@ -131,12 +131,19 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
     assert response.status == 404
     expect(stranger.locator("body")).not_to_contain_text(FIRST)
 
+    page.goto(f"{live_url}/conversations/")
+    expect(page.locator("[data-conversation] [data-share-action]")).to_be_visible()
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(f"conversations-share-{width}")
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_url}/shared/")
     page.locator("[data-revoke]").click()
     expect(page.locator("[data-revoked]")).to_contain_text("Revoked")
     response = reader.goto(link)
     assert response.status == 410
     expect(reader.locator("[data-shared-revoked]")).to_contain_text("This link was revoked")
+    screenshot_of(reader, "shared-revoked-1280")
     expect(reader.locator("body")).not_to_contain_text(FIRST)
 
 
