@@ -32,7 +32,6 @@ from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import Conversation, Message, Run, SharedLink
 from agents_ui.runs.history import thought_seconds
-from agents_ui.runs.live import live_run
 from agents_ui.runs.snapshots import answers_between, decided_before, freeze, thaw
 from agents_ui.views.conversations import own_conversation
 from agents_ui.views.htmx import HtmxHttpRequest
@@ -137,11 +136,7 @@ def _what_is_shared(thread: Conversation) -> dict[str, Any]:
     runs = thread.runs.filter(superseded_at__isnull=True)
     return {
         "turn_count": runs.filter(status__in=Run.FINISHED).count(),
-        "answering": any(
-            live_run(pk) is not None
-            for pk in runs.exclude(status__in=Run.FINISHED).values_list("pk", flat=True)
-        )
-        or runs.filter(status__in=(Run.Status.PENDING, Run.Status.RUNNING)).exists(),
+        "answering": runs.exclude(status__in=Run.FINISHED).exists(),
     }
 
 
