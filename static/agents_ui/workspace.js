@@ -316,12 +316,3 @@
   }, true);
   each("img[data-remote-image]", function (img) { if (img.complete && !img.naturalWidth) imageFailed(img); });
 })();
-
-// A header menu (details.ws-menu) closes on a click elsewhere or on Escape, as menus do.
-(function () {
-  var closeMenus = function (except) {
-    document.querySelectorAll("details.ws-menu[open]").forEach(function (menu) { if (menu !== except) menu.open = false; });
-  };
-  document.addEventListener("click", function (event) { closeMenus(event.target.closest("details.ws-menu")); });
-  document.addEventListener("keydown", function (event) { if (event.key === "Escape") closeMenus(null); });
-})();

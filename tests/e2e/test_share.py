@@ -83,6 +83,7 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
         page.locator("[data-conversation-menu] summary").click()
         expect(page.locator("[data-export=json]")).to_be_visible()
         screenshot(f"workspace-share-{width}")
+        page.wait_for_load_state("networkidle")  # the menu's script comes with its first press
         page.keyboard.press("Escape")  # the menu closes
         expect(page.locator("[data-export=json]")).to_be_hidden()
     page.set_viewport_size({"width": 1280, "height": 900})
