@@ -144,7 +144,7 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
     response = reader.goto(link)
     assert response.status == 410
     expect(reader.locator("[data-shared-revoked]")).to_contain_text("This link was revoked")
-    screenshot_of(reader, "shared-revoked-1280")
+    screenshot_of(reader, "shared-revoked")
     expect(reader.locator("body")).not_to_contain_text(FIRST)
 
 
