@@ -15,6 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from agents_ui.models import AgentEndpoint, SharedLink
 from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.test_a11y import serious_violations
 from tests.e2e.test_bad_input import WATCH, assert_nothing_ran
 from tests.e2e.test_runs import demo, open_agent, send, wait_run  # noqa: F401 (demo: a fixture)
 from tests.factories import PASSWORD, make_endpoint, make_user
@@ -72,6 +73,7 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
     screenshot,
 ):
     bob, carol = make_user("bob", everyday=True), make_user("carol", everyday=True)
+    found: dict[str, list[str]] = {}  # serious accessibility violations, page by page
     signed_in(make_user("ada", everyday=True))
     open_agent(page, demo, "research-assistant")
     send(page, FIRST)
@@ -83,6 +85,7 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
         page.locator("[data-conversation-menu] summary").click()
         expect(page.locator("[data-export=json]")).to_be_visible()
         screenshot(f"workspace-share-{width}")
+        found[f"workspace, its menu open, {width}"] = serious_violations(page)
         page.wait_for_load_state("networkidle")  # the menu's script comes with its first press
         page.keyboard.press("Escape")  # the menu closes
         expect(page.locator("[data-export=json]")).to_be_hidden()
@@ -99,6 +102,7 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         screenshot(f"share-form-{width}")
+        found[f"share form with an error, {width}"] = serious_violations(page)
     page.set_viewport_size({"width": 1280, "height": 900})
 
     page.goto(conversation_url)
@@ -107,6 +111,7 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         screenshot(f"shared-links-{width}")
+        found[f"shared links, {width}"] = serious_violations(page)
     page.set_viewport_size({"width": 1280, "height": 900})
 
     # The owner goes on talking: that is not in the link.
@@ -126,6 +131,7 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
     for width in (1280, 390):
         reader.set_viewport_size({"width": width, "height": 900})
         screenshot_of(reader, f"shared-page-{width}")
+        found[f"shared page, {width}"] = serious_violations(reader)
 
     stranger = other_person(carol)
     response = stranger.goto(link)
@@ -137,6 +143,7 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         screenshot(f"conversations-share-{width}")
+        found[f"conversations, {width}"] = serious_violations(page)
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_url}/shared/")
     page.locator("[data-revoke]").click()
@@ -145,6 +152,9 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
     assert response.status == 410
     expect(reader.locator("[data-shared-revoked]")).to_contain_text("This link was revoked")
     screenshot_of(reader, "shared-revoked")
+    found["revoked link"] = serious_violations(reader)
+    bad = [f"{name}: {problem}" for name, problems in found.items() for problem in problems]
+    assert not bad, "\n".join(bad)
     expect(reader.locator("body")).not_to_contain_text(FIRST)
 
 
