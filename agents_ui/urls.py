@@ -32,6 +32,11 @@ urlpatterns = [
     path("shared/", shares.shared_links, name="shared-links"),
     path("shared/<int:link_id>/revoke/", shares.revoke, name="shared-link-revoke"),
     path("s/<str:token>/", shares.shared, name="shared"),
+    path(
+        "s/<str:token>/runs/<uuid:run_id>/files/<path:artifact_id>/",
+        shares.shared_file,
+        name="shared-artifact",
+    ),
     path("agents/<slug:slug>/card/", catalogue.catalogue_card, name="catalogue-card"),
     path("agents/<slug:slug>/", workspace.workspace, name="workspace"),
     path("agents/<slug:slug>/send/", composer.send_message, name="send-message"),

@@ -111,8 +111,9 @@ class RunView:
     a2ui_sent: dict[str, dict[str, Any]] = field(default_factory=dict)
     # The thread's A2UI surfaces as earlier runs left them (or a function giving them, while live).
     a2ui_prior: Any = None
-    # Shown through a shared link (views/shares.py): read-only, nothing on it acts for the reader.
-    shared: bool = False
+    # The token of the shared link it is shown through ("" in the workspace): read-only then, nothing
+    # on it acts for the reader (views/shares.py).
+    shared: str = ""
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0

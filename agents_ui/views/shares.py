@@ -24,7 +24,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agents_ui.decisions import Plan
 from agents_ui.display.activities import prior_surfaces, sent_actions
@@ -32,7 +32,9 @@ from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import Conversation, Message, Run, SharedLink
 from agents_ui.runs.history import thought_seconds
+from agents_ui.runs.protocols import NotFound, Unavailable, adapter_for
 from agents_ui.runs.snapshots import answers_between, decided_before, freeze, thaw
+from agents_ui.views.artifacts import file_download
 from agents_ui.views.conversations import own_conversation
 from agents_ui.views.htmx import HtmxHttpRequest
 
@@ -170,20 +172,30 @@ async def revoke(request: HttpRequest, link_id: int) -> HttpResponse:
     return redirect("shared-links")
 
 
-@login_required
-async def shared(request: HtmxHttpRequest, token: str) -> TemplateResponse:
-    """The conversation as it was when shared, for the people the link is for."""
+async def open_link(request: HttpRequest, token: str) -> SharedLink:
+    """The link, if this person is in its audience ("not found" otherwise, existing or not)."""
     user = await request.auser()
     try:
-        link = await (
+        return await (
             SharedLink.objects.open_to(user)
             .select_related("conversation__endpoint", "conversation__user")
             .aget(token=token)
         )
     except SharedLink.DoesNotExist:
         raise Http404("No such link.") from None
+
+
+def revoked_page(request: HttpRequest, link: SharedLink) -> TemplateResponse:
+    return TemplateResponse(request, "agents_ui/shared_revoked.html", {"link": link}, status=410)
+
+
+@login_required
+async def shared(request: HtmxHttpRequest, token: str) -> TemplateResponse:
+    """The conversation as it was when shared, for the people the link is for."""
+    user = await request.auser()
+    link = await open_link(request, token)
     if link.revoked:
-        return TemplateResponse(request, "agents_ui/shared_revoked.html", {"link": link}, status=410)
+        return revoked_page(request, link)
     thread = link.conversation
     abilities = await user_abilities(user)
     # The reader's own abilities (reasoning only for those who may see it); deciding is never theirs.
@@ -218,8 +230,32 @@ def shared_turns(link: SharedLink, plan: Plan) -> list[tuple[Message | None, Run
             turn.run, turn.transcript, plan, can_approve=False, live=False, answerable=False, last=False,
             decided=decided.get(turn.run.pk, {}), answers=answers.get(turn.run.pk, {}),
             thought=thought_seconds(turn.run, turn.transcript), a2ui_sent=sent.get(str(turn.run.pk), {}),
-            a2ui_prior=prior, shared=True,
+            a2ui_prior=prior, shared=link.token,
         )  # fmt: skip
         prior = prior_surfaces([turn.transcript], prior)
         turns.append((turn.message, view))
     return turns
+
+
+@login_required
+@require_GET
+async def shared_file(request: HtmxHttpRequest, token: str, run_id: Any, artifact_id: str) -> HttpResponse:
+    """A file the agent sent inline in a shared run, as the workspace hands it over (a download,
+    never shown). A file that stays with the agent is not fetched for a reader: nothing reaches
+    the agent through a shared link."""
+    link = await open_link(request, token)
+    if link.revoked:
+        return revoked_page(request, link)
+    frozen = await sync_to_async(thaw)(link.conversation, link.covered)
+    turn = next((t for t in frozen if str(t.run.pk) == str(run_id)), None)
+    owner = artifact_id.rpartition("/")[0]
+    artifact = turn.transcript.artifacts.get(owner) if turn is not None else None
+    if turn is None or artifact is None or artifact.remote:
+        raise Http404("No such file.")
+    try:
+        file = await adapter_for(link.conversation.endpoint).artifact(turn.run, turn.transcript, artifact_id)
+    except NotFound as missing:
+        raise Http404(str(missing)) from None
+    except Unavailable as problem:
+        return HttpResponse(str(problem), status=502, content_type="text/plain; charset=utf-8")
+    return file_download(file)
