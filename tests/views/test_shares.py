@@ -231,3 +231,57 @@ def test_the_admin_lists_links_without_their_token_and_revokes_them(owner, threa
     admin.post("/admin/agents_ui/sharedlink/", {"action": "revoke", "_selected_action": [link.pk]})
     link.refresh_from_db()
     assert link.revoked
+
+
+def logged(conversation: Conversation, question: str, events: list[dict], status: str) -> Run:
+    """A turn whose event log is `events`, as the agent sent them."""
+    message = conversation.messages.create(role="user", content=question)
+    run = Run.objects.create(
+        conversation=conversation, status=status, request={"kind": "message", "message_id": message.pk}
+    )
+    for seq, event in enumerate(events, start=1):
+        run.events.create(seq=seq, type=event["type"], payload=event)
+    return run
+
+
+ASKING = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"},
+    {"type": "TOOL_CALL_START", "toolCallId": "tc", "toolCallName": "delete_all"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "tc", "delta": "{}"},
+    {"type": "TOOL_CALL_END", "toolCallId": "tc"},
+    {
+        "type": "RUN_FINISHED",
+        "threadId": "t",
+        "runId": "r1",
+        "outcome": {
+            "type": "interrupt",
+            "interrupts": [{"id": "ask-1", "reason": "tool_call", "message": "Delete?", "toolCallId": "tc"}],
+        },
+    },
+]
+ASKING_THE_PERSON = [
+    {"type": "RUN_STARTED", "threadId": "t", "runId": "r2"},
+    {"type": "TOOL_CALL_START", "toolCallId": "q1", "toolCallName": "ask_user"},
+    {"type": "TOOL_CALL_ARGS", "toolCallId": "q1", "delta": '{"question": "Which colour?"}'},
+    {"type": "TOOL_CALL_END", "toolCallId": "q1"},
+    {"type": "RUN_FINISHED", "threadId": "t", "runId": "r2"},
+]
+
+
+@pytest.mark.parametrize(
+    ("events", "status", "form"),
+    [(ASKING, Run.Status.INTERRUPTED, "/decide/"), (ASKING_THE_PERSON, Run.Status.COMPLETED, "/answer/")],
+)
+def test_a_question_waiting_for_the_owner_is_shown_but_not_answerable_through_the_link(
+    owner, events, status, form
+):
+    endpoint = make_endpoint(slug="ops", base_url="http://127.0.0.1:9/agent", connect_timeout=0.2)
+    thread = Conversation.objects.create(user=owner, endpoint=endpoint, title="Clean up")
+    logged(thread, "Clean up", events, status)
+    client = signed_in(owner)
+    assert form in client.get(thread.get_absolute_url()).content.decode()  # the owner can answer
+    link = share(client, thread)
+    page = signed_in(make_user(everyday=True)).get(link.get_absolute_url()).content.decode()
+    assert form not in page and "<form" not in page.split("<main", 1)[1]
+    assert ("not decided when this was shared" in page) == (status == Run.Status.INTERRUPTED)
+    assert "delete_all" in page or "Which colour?" in page
