@@ -188,6 +188,8 @@ POST_ROUTES = [
     f"/runs/{UUID}/stop/",
     f"/runs/{UUID}/decide/",
     f"/runs/{UUID}/feedback/",
+    f"/conversations/{UUID}/share/",
+    "/shared/1/revoke/",
     "/accounts/logout/",
     "/accounts/password_change/",
     "/admin/agents_ui/agentendpoint/add/",
@@ -452,7 +454,8 @@ async def test_every_field_an_agent_controls_reaches_the_page_as_text(fault_agen
 
 
 @pytest.mark.parametrize(
-    "url", ["/", "/agents/reader/", "/conversations/", "/accounts/login/", "/admin/", "/admin/login/"]
+    "url",
+    ["/", "/agents/reader/", "/conversations/", "/shared/", "/accounts/login/", "/admin/", "/admin/login/"],
 )
 def test_every_page_carries_the_security_headers(client, url, record_property):
     record_property("bad_input", f"headers: {url}")
