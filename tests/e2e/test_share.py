@@ -132,6 +132,11 @@ def test_a_shared_link_shows_the_snapshot_to_the_people_named_until_revoked(
         reader.set_viewport_size({"width": width, "height": 900})
         screenshot_of(reader, f"shared-page-{width}")
         found[f"shared page, {width}"] = serious_violations(reader)
+    reader.emulate_media(color_scheme="dark")
+    reader.reload()  # drawn dark from the start, not caught mid-transition
+    screenshot_of(reader, "shared-page-dark-390")
+    found["shared page, dark, 390"] = serious_violations(reader)
+    reader.emulate_media(color_scheme="light")
 
     stranger = other_person(carol)
     response = stranger.goto(link)
