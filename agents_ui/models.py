@@ -271,6 +271,8 @@ class Run(models.Model):
     superseded_at = models.DateTimeField(null=True, blank=True)
     # The composer's token for the message this run answers: a second submit of it gets this run.
     client_token = models.CharField(max_length=64, blank=True, default="", editable=False)
+    # The run's OpenTelemetry trace (32 hex digits), when tracing was on: shown to staff.
+    trace_id = models.CharField(max_length=32, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["created_at"]
