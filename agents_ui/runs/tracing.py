@@ -306,14 +306,13 @@ class RunTrace:
         began = before.finished_at or before.created_at
         start, end = _nanos(began), _nanos(run.created_at)
         if kind == "answer":
-            for answer in request.get("answers") or ():
-                call_id = str(answer.get("tool_call_id") or "")
-                call = transcript.tool_calls.get(call_id)
-                tool = str(answer.get("tool_name") or (call.name if call else ""))
-                span = self._wait_span("tool_answer", tool, call_id, call_id, start_time=start)
-                span.set_attribute(
-                    "agents_ui.wait.outcome", "dismissed" if answer.get("dismissed") else "answered"
-                )
+            from agents_ui.runs.inputs import ToolAnswer
+
+            for answer in (ToolAnswer.from_json(data) for data in request.get("answers") or ()):
+                call = transcript.tool_calls.get(answer.tool_call_id)
+                tool = answer.tool_name or (call.name if call else "")
+                span = self._wait_span("tool_answer", tool, answer.tool_call_id, answer.tool_call_id, start)
+                span.set_attribute("agents_ui.wait.outcome", "dismissed" if answer.dismissed else "answered")
                 span.end(end_time=end)
             return
         from agents_ui.models import ApprovalRecord

@@ -361,3 +361,36 @@ async def test_an_a2a_stream_followed_again_is_a_reconnect_span(spans):
     # Each request carries the span of its own call.
     assert sent[0][1].split("-")[2] == format(first.context.span_id, "016x")
     assert sent[1][1].split("-")[2] == format(again.context.span_id, "016x")
+
+
+# --- a person's answer to a tool the client executes -----------------------------------------------
+
+
+async def test_a_frontend_tool_and_the_answer_that_ended_its_wait(fake_server, spans):
+    from tests.support.waiting import settle
+    from tests.views.test_client_tools import browse, call_of, say
+
+    client = await browse(fake_server)
+    run = await say(client, "please ask me")
+    call = await sync_to_async(call_of)(run)
+    asked = of_trace(spans, run.trace_id)
+    [tool] = [s for s in asked if s.name == "execute_tool ask_user"]
+    assert tool.attributes["gen_ai.tool.type"] == "function"  # the product's own tool: the client runs it
+    assert tool.parent.span_id == root_of(asked).context.span_id
+
+    # Staff read the run's trace id in its technical detail; others do not.
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert run.trace_id not in page
+    client.user.is_staff = True
+    await client.user.asave()
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert f"Trace ID: {run.trace_id}" in page
+
+    await client.post(f"/runs/{run.pk}/answer/", {"call": call.id, "answer": "Porto"})
+    await settle()
+    answered = await Run.objects.order_by("-created_at").afirst()
+    ended = of_trace(spans, answered.trace_id)
+    [wait] = children(ended, root_of(ended))
+    assert wait.name == "await_tool_answer ask_user"
+    assert wait.attributes["agents_ui.wait.outcome"] == "answered"
+    assert wait.attributes["gen_ai.tool.call.id"] == call.id
