@@ -85,7 +85,10 @@ def configure() -> bool:
 
     # OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over this default; OTEL_TRACES_SAMPLER and
     # OTEL_BSP_* are read by the provider and the batch processor themselves.
-    provider = TracerProvider(resource=Resource({SERVICE_NAME: "agents-ui"}).merge(Resource.create()))
+    resource = Resource.create()
+    if str(resource.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
+        resource = resource.merge(Resource({SERVICE_NAME: "agents-ui"}))
+    provider = TracerProvider(resource=resource)
     for name in names:
         if name == "otlp":
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
