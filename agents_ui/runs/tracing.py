@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -164,6 +165,8 @@ class RunTrace:
         self._seen_approvals: set[str] = set()
         self._client_tools = _client_tool_names()
         self._client_calls: set[str] = set()
+        self._resumed_tools: set[str] = set()
+        self._began = time.time_ns()
         self._reconnects = 0
         self._reconnect: Span | None = None
         self.failure: BaseException | None = None
@@ -239,21 +242,37 @@ class RunTrace:
                 # person's answer is a wait of the run that takes it to the agent.
                 del self._tools[call_id]
                 span.end()
+        if len(transcript.answered_earlier) != len(self._resumed_tools):
+            self._resumed(transcript)
         approvals = transcript.approvals
         if len(approvals) != len(self._seen_approvals) or self._approvals:
             self._follow_approvals(transcript)
 
-    def _begin_tool(self, call_id: str, name: str) -> None:
+    def _begin_tool(self, call_id: str, name: str, start_time: int | None = None) -> None:
         kind = "function" if name in self._client_tools else "extension"
         if kind == "function":
             self._client_calls.add(call_id)
         self._tools[call_id] = self.child(
-            f"execute_tool {name}",
+            f"execute_tool {name}".strip(),
+            start_time=start_time,
             attributes={
                 "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name,
                 "gen_ai.tool.call.id": call_id, "gen_ai.tool.type": kind,
             },
         )  # fmt: skip
+
+    def _resumed(self, transcript: Transcript) -> None:
+        """A call an earlier run opened and this one gave the result of: the agent's tool ran after
+        the decision that resumed it (since this run began); a client tool's answer is a wait."""
+        for call_id, call in transcript.answered_earlier.items():
+            if call_id in self._resumed_tools:
+                continue
+            self._resumed_tools.add(call_id)
+            if call.name in self._client_tools:
+                continue
+            self._begin_tool(call_id, call.name, start_time=self._began)
+            self._tools[call_id].set_attribute("agents_ui.tool.resumed", True)
+            self._end_tool(call_id, self._tools[call_id], call)
 
     def _end_tool(self, call_id: str, span: Span, call: Any) -> None:
         del self._tools[call_id]
@@ -264,11 +283,10 @@ class RunTrace:
 
     def _follow_approvals(self, transcript: Transcript) -> None:
         for request_id, request in transcript.approvals.items():
-            if request.kind != "in-run":
-                continue  # an interrupt ends the run: the run that takes the decision times its wait
             if request_id not in self._seen_approvals:
                 self._seen_approvals.add(request_id)
-                if request.pending:
+                # An interrupt ends the run: the run that takes the decision times its wait.
+                if request.pending and request.kind == "in-run":
                     self._approvals[request_id] = self._wait_span(
                         "approval", request.name or "", request_id, request.tool_call_id or ""
                     )

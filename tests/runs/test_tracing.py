@@ -132,6 +132,10 @@ async def test_an_agui_tool_call_and_its_approval_are_spans_of_the_runs_that_mad
     # From the end of the run that asked to the creation of the run that took the decision.
     assert first.finished_at.timestamp() <= wait.start_time / 1e9 <= wait.end_time / 1e9
     assert wait.end_time / 1e9 <= root.end_time / 1e9
+    # The agent ran the tool once approved, in this run: its result came here.
+    [ran] = [s for s in children(ended, root) if s.name == "execute_tool transfer_funds"]
+    assert ran.attributes["agents_ui.tool.resumed"] is True
+    assert ran.attributes["gen_ai.tool.call.id"] == tool.attributes["gen_ai.tool.call.id"]
 
 
 def answering_capture(exchange_log: list):
@@ -255,6 +259,17 @@ async def test_an_external_run_times_its_tool_and_the_approval_it_waited_for(liv
     assert wait.attributes["agents_ui.wait.request_id"] == approval_id
     [refund] = [s for s in found if s.name == "execute_tool issue_refund"]
     assert refund.start_time <= wait.start_time and wait.end_time <= refund.end_time
+
+
+async def test_an_external_approval_nobody_decided_is_a_wait_that_timed_out(live_url, spans, monkeypatch):
+    from agents_ui.demo.external import support_desk
+
+    monkeypatch.setattr(support_desk, "APPROVAL_TTL_SECONDS", 0.3)
+    endpoint = await demo_endpoint(live_url, "support-desk")
+    run = await finish(await turn(endpoint, "I want a refund of 20 EUR for order 1234"))
+    found = of_trace(spans, run.trace_id)
+    [wait] = [s for s in found if s.name == "await_approval issue_refund"]
+    assert wait.attributes["agents_ui.wait.outcome"] == "timed_out"
 
 
 # --- A2A -----------------------------------------------------------------------------------------------
