@@ -6,7 +6,7 @@
   var each = function (s, f, r) { (r || document).querySelectorAll(s).forEach(f); }, list = function (a) { return Array.prototype.slice.call(a); };
   var composer = $("[data-composer]"), errors = $("#composer-errors"), stopButton = $("[data-control=stop]");
   var sendButton = $("[data-send]"), textarea = $("#message"), input = $("#attachment"), fileList = $("[data-file-list]");
-  var scroller = $("#conversation"), jump = $("[data-jump-latest]"), nonce = (document.currentScript || {}).nonce;
+  var scroller = $("#conversation"), jump = $("[data-jump-latest]"), me = document.currentScript || {}, nonce = me.nonce;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -254,20 +254,9 @@
   }
   addCopyButtons(document);
 
-  // The details drawer on narrow screens, and the explain dialog.
-  var workspace = $("[data-workspace]"), toggle = $("[data-drawer-toggle]");
-  function drawer(open) {
-    workspace.toggleAttribute("data-drawer-open", open);
-    toggle.setAttribute("aria-expanded", String(open));
-    (open ? $("#workspace-side [data-drawer-close]") : toggle).focus();
-  }
-  on(toggle, "click", function () { drawer(!workspace.hasAttribute("data-drawer-open")); });
+  // The details drawer on narrow screens: drawer.js comes with the first press of its toggle (data-script).
   on(document, "click", function (event) {
-    if (event.target.closest("[data-drawer-close]") && toggle) drawer(false);
     if (event.target.closest("[data-open-explain]")) $("#explain").showModal();
-  });
-  on(document, "keydown", function (event) {
-    if (event.key === "Escape" && toggle && workspace.hasAttribute("data-drawer-open")) drawer(false);
   });
 
   // Editing an interrupt's arguments means approving with those arguments.
@@ -278,12 +267,13 @@
     if (choice) choice.checked = true;
   });
 
+  function duration(s) { return (s >= 60 ? Math.floor(s / 60) + " min " : "") + (s % 60) + " s"; }
   // Approval expiry: a live countdown, and no deciding after it.
   function tick() {
     each("[data-expires-at]", function (e) {
       var left = Math.round((Date.parse(e.dataset.expiresAt) - Date.now()) / 1000), form = e.closest("form");
       if (isNaN(left)) return;
-      var text = left > 0 ? "in " + (left >= 60 ? Math.floor(left / 60) + " min " : "") + left % 60 + " s" : "now: this request has expired";
+      var text = left > 0 ? "in " + duration(left) : "now: this request has expired";
       if (e.textContent !== text) e.textContent = text;  // unchanged text is no mutation to observe again
       if (left <= 0 && form) each("button, input, textarea", function (c) { c.disabled = true; }, form);
     });
@@ -296,7 +286,7 @@
       if (!e.dataset.seen) e.dataset.seen = now;
       var s = Math.floor(parseFloat(e.dataset.elapsed) + (now - e.dataset.seen) / 1000);
       if (isNaN(s)) return;
-      e.textContent = (s >= 60 ? Math.floor(s / 60) + " min " : "") + (s % 60) + " s";
+      e.textContent = duration(s);
       var past = e.closest("[data-progress]").querySelector("[data-past-bound=time]");
       if (past && s > parseFloat(e.dataset.bound)) past.hidden = false;
     });
@@ -306,13 +296,8 @@
   setInterval(function () { tick(); clocks(); }, 1000);
   refreshStop();
 
-  // An image the server could not fetch from the agent's site: its link and a note instead.
-  function imageFailed(img) {
-    var note = img.nextElementSibling;
-    if (note && note.hasAttribute("data-remote-image-failed")) { img.hidden = true; note.hidden = false; }
-  }
-  document.addEventListener("error", function (e) {
-    if (e.target.matches && e.target.matches("img[data-remote-image]")) imageFailed(e.target);
-  }, true);
-  each("img[data-remote-image]", function (img) { if (img.complete && !img.naturalWidth) imageFailed(img); });
+  // An image the server could not fetch from the agent's site: images.js (this script's data-script) shows its link.
+  function broken(img) { if (img.matches && img.matches("img[data-remote-image]") && img.complete && !img.naturalWidth) onDemand({ target: me }); }
+  on(document, "error", function (event) { broken(event.target); }, true);
+  each("img[data-remote-image]", broken);
 })();
