@@ -231,6 +231,7 @@ def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
     `plan` says (without one: a stream, not resumed, the last state sent back)."""
     live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan))
     LIVE[live.run_id] = live
+    tracing.started_by_request(live.run_id)
     # A fresh context: the run outlives the request that started it, and must not hold that request's
     # database thread (its writes go through the process's one writer).
     live.task = asyncio.get_running_loop().create_task(

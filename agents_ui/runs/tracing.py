@@ -130,15 +130,34 @@ def _client_tool_names() -> frozenset[str]:
     return frozenset(tool.name for tool in CLIENT_TOOLS)
 
 
+# The span of the request that started each run, until the run's own trace begins (by run id).
+_origins: dict[str, trace.SpanContext] = {}
+
+
+def started_by_request(run_id: str) -> None:
+    """Remember the current span (the request starting the run) for the run's span to link to: a
+    run outlives its request, so it is a trace of its own."""
+    if _tracer is not None:
+        origin = trace.get_current_span().get_span_context()
+        if origin.is_valid:
+            if len(_origins) > 10_000:  # runs that never began (stopped before their first step)
+                _origins.clear()
+            _origins[run_id] = origin
+
+
 def start(run: Run, live: LiveRun) -> RunTrace | None:
     """The run's trace, begun now; None while tracing is off."""
-    return None if _tracer is None else RunTrace(_tracer, run, live)
+    if _tracer is None:
+        return None
+    return RunTrace(_tracer, run, live, _origins.pop(str(run.pk), None))
 
 
 class RunTrace:
     """One run's `invoke_agent` span and its children, read off the run's transcript as it folds."""
 
-    def __init__(self, tracer: trace.Tracer, run: Run, live: LiveRun) -> None:
+    def __init__(
+        self, tracer: trace.Tracer, run: Run, live: LiveRun, origin: trace.SpanContext | None = None
+    ) -> None:
         conversation = run.conversation
         endpoint = conversation.endpoint
         self.tracer, self.live = tracer, live
@@ -155,7 +174,15 @@ class RunTrace:
             attributes["gen_ai.agent.description"] = endpoint.description[:500]
         # The agent's own id of the conversation where it keeps one (external, A2A), else the thread's.
         attributes["gen_ai.conversation.id"] = conversation.remote_id or conversation.thread_id
-        self.span = tracer.start_span(f"invoke_agent {name}", kind=SpanKind.CLIENT, attributes=attributes)
+        links = [trace.Link(origin, {"agents_ui.link": "started_by"})] if origin else None
+        self.span = tracer.start_span(
+            f"invoke_agent {name}",
+            # A root of its own, whatever the context: one trace per run.
+            context=otel_context.Context(),
+            kind=SpanKind.CLIENT,
+            attributes=attributes,
+            links=links,
+        )
         self.context = trace.set_span_in_context(self.span)
         self.trace_id = format(self.span.get_span_context().trace_id, "032x")
         self._token: object | None = None

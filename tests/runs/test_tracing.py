@@ -153,9 +153,17 @@ async def test_an_agui_agent_receives_the_run_spans_traceparent(fake_server, spa
     seen: list = []
     server = await fake_server(answering_capture(seen))
     endpoint = await sync_to_async(make_endpoint)(base_url=f"{server.url}/agentic_chat", name="Chatty")
-    run = await finish(await turn(endpoint, "hello"))
+    run = await turn(endpoint, "hello")
+    with tracing_provider(spans).get_tracer("test").start_as_current_span("POST /send/") as request:
+        live = start_run(run)  # as the composer's request does
+    await asyncio.wait_for(live.task, timeout=15)
+    run = await Run.objects.aget(pk=run.pk)
     assert run.status == Run.Status.COMPLETED
     root = root_of(of_trace(spans, run.trace_id))
+    # A trace of its own, linked to the request that started it.
+    assert run.trace_id != format(request.get_span_context().trace_id, "032x")
+    [link] = root.links
+    assert link.context.span_id == request.get_span_context().span_id
     headers = {key.lower(): value for key, value in seen[0].items()}
     version, trace_id, parent_id, flags = headers["traceparent"].split("-")
     assert (version, trace_id) == ("00", run.trace_id) and int(flags, 16) & 1  # sampled
