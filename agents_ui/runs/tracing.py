@@ -112,8 +112,11 @@ def configure() -> bool:
 def install(provider: trace.TracerProvider | None) -> None:
     """Trace runs with `provider` (None: tracing off). Tests install one with an in-memory exporter."""
     global _tracer, _latest
-    _tracer = provider.get_tracer(SCOPE) if provider is not None else None
     _latest = latest_conventions()
+    # The scope's schema URL names the version of the conventions its spans follow.
+    version = LATEST_CONVENTIONS if _latest else BASELINE_CONVENTIONS
+    schema = f"https://opentelemetry.io/schemas/{version}"
+    _tracer = provider.get_tracer(SCOPE, schema_url=schema) if provider is not None else None
 
 
 def active() -> bool:
@@ -427,11 +430,12 @@ def _fail(span: Span, error_type: str, description: str = "") -> None:
 
 def _error_type(exc: BaseException | None, transcript: Transcript) -> str:
     """A low-cardinality name of how the run failed (the conventions' error.type)."""
+    from agents_ui.runs.live import RunLimitReached
     from agents_ui.sdk import AgentError
 
     if isinstance(exc, AgentError):
         return exc.code
-    if exc is not None and type(exc).__name__ == "RunLimitReached":
+    if isinstance(exc, RunLimitReached):
         return "run_too_large"
     if exc is not None:
         return type(exc).__qualname__

@@ -104,6 +104,7 @@ async def test_an_agui_tool_call_and_its_approval_are_spans_of_the_runs_that_mad
     assert attributes["gen_ai.agent.id"] == "operations"
     assert attributes["gen_ai.conversation.id"] == str(first.conversation_id)  # the AG-UI thread
     assert attributes["agents_ui.run.status"] == "interrupted"
+    assert root.instrumentation_scope.schema_url == "https://opentelemetry.io/schemas/1.41.0"
     assert root.status.status_code == StatusCode.UNSET
     [waiting] = [e for e in root.events if e.name == "waiting_for_person"]
     [interrupt_id] = waiting.attributes["agents_ui.wait.request_ids"]
@@ -189,6 +190,7 @@ async def test_without_the_opt_in_the_spans_keep_the_conventions_baseline_names(
     run = await finish(await turn(endpoint, "hello"))
     root = root_of(of_trace(spans, run.trace_id))
     assert root.attributes["gen_ai.system"] == "agui" and "gen_ai.provider.name" not in root.attributes
+    assert root.instrumentation_scope.schema_url == "https://opentelemetry.io/schemas/1.36.0"
 
 
 def tracing_provider(exporter):
