@@ -171,6 +171,26 @@ async def test_an_agui_agent_receives_the_run_spans_traceparent(fake_server, spa
     assert parent_id == format(root.context.span_id, "016x")  # the invoke_agent span itself
 
 
+async def test_an_agui_run_asked_again_after_a_cut_is_a_reconnect_span(fake_server, spans):
+    from agents_ui.capabilities import read_agui
+    from agents_ui.decisions import decide
+    from tests.sdk.test_connection_strategy import cutting_agent
+
+    handler, connections = cutting_agent(3)
+    server = await fake_server(handler)
+    endpoint = await sync_to_async(make_endpoint)(base_url=server.url)
+    resumable = decide(profile=read_agui({"transport": {"streaming": True, "resumable": True}}))
+    run = await finish(await turn(endpoint, "hello"), resumable)
+    assert run.status == Run.Status.COMPLETED, run.error
+    assert connections == [None, "3"]
+    found = of_trace(spans, run.trace_id)
+    [reconnect] = [s for s in children(found, root_of(found)) if s.name == "reconnect"]
+    assert reconnect.kind == SpanKind.CLIENT
+    assert reconnect.attributes["agents_ui.reconnect.attempt"] == 1
+    assert reconnect.attributes["agents_ui.reconnect.last_event_id"] == "3"
+    assert reconnect.attributes["http.response.status_code"] == 200
+
+
 async def test_a_failed_run_is_an_error_with_its_type(spans):
     endpoint = await sync_to_async(make_endpoint)(base_url="http://127.0.0.1:9/agent", connect_timeout=0.5)
     run = await finish(await turn(endpoint, "hello"))
