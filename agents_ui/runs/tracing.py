@@ -20,10 +20,12 @@ conventions ask (`latest_conventions`).
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import logging
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -123,6 +125,31 @@ def active() -> bool:
     return _tracer is not None
 
 
+def _never_fails_the_run[F: Callable[..., Any]](method: F) -> F:
+    """Tracing never fails a run: what goes wrong in it is logged, and the run goes on."""
+    if inspect.iscoroutinefunction(method):
+
+        @functools.wraps(method)
+        async def guarded_async(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await method(*args, **kwargs)
+            except Exception:
+                logger.exception("tracing: %s failed", method.__qualname__)
+                return None
+
+        return guarded_async  # type: ignore[return-value]
+
+    @functools.wraps(method)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except Exception:
+            logger.exception("tracing: %s failed", method.__qualname__)
+            return None
+
+    return guarded  # type: ignore[return-value]
+
+
 # --- the run's span --------------------------------------------------------------------------------
 
 
@@ -218,10 +245,12 @@ class RunTrace:
 
     # --- the agent's requests ----------------------------------------------------------------------
 
+    @_never_fails_the_run
     def instrument(self, client: httpx.AsyncClient) -> None:
         """Every request of the run's client carries the current span as `traceparent`; one that
         asks the agent to go on after a cut (Last-Event-ID) is a reconnect span of its own."""
 
+        @_never_fails_the_run
         async def on_request(request: httpx.Request) -> None:
             last_id = request.headers.get("last-event-id")
             if last_id is None:
@@ -236,6 +265,7 @@ class RunTrace:
             self._reconnect = self.child("reconnect", kind=SpanKind.CLIENT, attributes=attributes)
             propagate.inject(request.headers, context=trace.set_span_in_context(self._reconnect))
 
+        @_never_fails_the_run
         async def on_response(response: httpx.Response) -> None:
             if self._reconnect is not None:
                 self._reconnect.set_attribute("http.response.status_code", response.status_code)
@@ -253,6 +283,7 @@ class RunTrace:
 
     # --- what the transcript shows, as it folds ----------------------------------------------------
 
+    @_never_fails_the_run
     def observe(self, transcript: Transcript) -> None:
         """After each event: tool calls and approvals begun or ended since the last one."""
         calls = transcript.tool_calls
@@ -346,6 +377,7 @@ class RunTrace:
         name = f"await_{'approval' if kind == 'approval' else 'tool_answer'}"
         return self.child(f"{name} {tool}".strip(), start_time=start_time, attributes=attributes)
 
+    @_never_fails_the_run
     async def waited(self, run: Run, earlier: Sequence[tuple[Run, Transcript]]) -> None:
         """The waits this run ends: a decision on the interrupts, or answers to the client's tool
         calls, the run before it left open (from its end to this run's creation)."""
@@ -396,6 +428,7 @@ class RunTrace:
     def fail(self, exc: BaseException) -> None:
         self.failure = exc
 
+    @_never_fails_the_run
     def finish(self, live: LiveRun) -> None:
         """End the run's span and whatever of its children is still open."""
         transcript = live.transcript

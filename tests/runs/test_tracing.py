@@ -191,6 +191,25 @@ async def test_an_agui_run_asked_again_after_a_cut_is_a_reconnect_span(fake_serv
     assert reconnect.attributes["http.response.status_code"] == 200
 
 
+async def test_a_fault_in_tracing_never_fails_the_run(fake_server, spans, monkeypatch, caplog):
+    body = (CAPTURES / "starter-human_in_the_loop.sse").read_bytes()
+
+    async def handler(exchange):
+        exchange.start_sse()
+        await exchange.send(body)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug in tracing")
+
+    monkeypatch.setattr(tracing.RunTrace, "_begin_tool", broken)
+    server = await fake_server(handler)
+    endpoint = await sync_to_async(make_endpoint)(base_url=f"{server.url}/hitl")
+    run = await finish(await turn(endpoint, "plan it"))
+    assert run.status == Run.Status.COMPLETED, run.error
+    assert "tracing: RunTrace.observe failed" in caplog.text  # the fault happened, and was only logged
+    assert root_of(of_trace(spans, run.trace_id)).name.startswith("invoke_agent")
+
+
 async def test_a_failed_run_is_an_error_with_its_type(spans):
     endpoint = await sync_to_async(make_endpoint)(base_url="http://127.0.0.1:9/agent", connect_timeout=0.5)
     run = await finish(await turn(endpoint, "hello"))
