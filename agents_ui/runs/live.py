@@ -304,7 +304,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
     except RunLimitReached as exc:
         status, error = Run.Status.FAILED, str(exc)
         if traced:
-            traced.fail(exc)
+            traced.fail(exc, "run_too_large")
         logger.info("run %s stopped at a limit: %s", run.pk, exc)
     except AgentError as exc:
         status, error = Run.Status.FAILED, errors.describe(exc)

@@ -227,6 +227,7 @@ class RunTrace:
         self._reconnects = 0
         self._reconnect: Span | None = None
         self.failure: BaseException | None = None
+        self._error_type = ""
 
     # The run span is current while the run reads its agent: its requests carry it.
     def attach(self) -> None:
@@ -425,8 +426,9 @@ class RunTrace:
 
     # --- the end ---------------------------------------------------------------------------------
 
-    def fail(self, exc: BaseException) -> None:
-        self.failure = exc
+    def fail(self, exc: BaseException, error_type: str = "") -> None:
+        """What ended the run in failure; `error_type` names it where its class does not say."""
+        self.failure, self._error_type = exc, error_type
 
     @_never_fails_the_run
     def finish(self, live: LiveRun) -> None:
@@ -450,7 +452,7 @@ class RunTrace:
         if transcript.outcome is not None and transcript.outcome.kind == "interrupt":
             span.add_event("waiting_for_person", {"agents_ui.wait.request_ids": list(transcript.approvals)})
         if live.status == "failed":
-            _fail(span, _error_type(self.failure, transcript), live.error)
+            _fail(span, self._error_type or _error_type(self.failure, transcript), live.error)
             if self.failure is not None:
                 span.record_exception(self.failure)
         span.end()
@@ -463,13 +465,10 @@ def _fail(span: Span, error_type: str, description: str = "") -> None:
 
 def _error_type(exc: BaseException | None, transcript: Transcript) -> str:
     """A low-cardinality name of how the run failed (the conventions' error.type)."""
-    from agents_ui.runs.live import RunLimitReached
     from agents_ui.sdk import AgentError
 
     if isinstance(exc, AgentError):
         return exc.code
-    if isinstance(exc, RunLimitReached):
-        return "run_too_large"
     if exc is not None:
         return type(exc).__qualname__
     outcome = transcript.outcome
