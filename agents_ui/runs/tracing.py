@@ -34,6 +34,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+from agents_ui.monitoring.runs import token_counts
+
 if TYPE_CHECKING:
     import httpx
 
@@ -444,11 +446,10 @@ class RunTrace:
         thread = (transcript.task.context_id if transcript.task else "") or transcript.thread_id
         if thread:
             span.set_attribute("gen_ai.conversation.id", thread)
-        input_tokens, output_tokens = token_usage(transcript.usage)
-        if input_tokens is not None:
-            span.set_attribute("gen_ai.usage.input_tokens", input_tokens)
-        if output_tokens is not None:
-            span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
+        tokens = token_counts(transcript.usage) or {}
+        for kind in ("input_tokens", "output_tokens"):
+            if kind in tokens:
+                span.set_attribute(f"gen_ai.usage.{kind}", tokens[kind])
         if transcript.outcome is not None and transcript.outcome.kind == "interrupt":
             span.add_event("waiting_for_person", {"agents_ui.wait.request_ids": list(transcript.approvals)})
         if live.status == "failed":
@@ -485,28 +486,6 @@ def _outcome(decision: str) -> str:
     return {"approved": "approved", "approved_with_edits": "edited", "rejected": "rejected"}.get(
         decision, decision
     )
-
-
-def token_usage(usage: Any) -> tuple[int | None, int | None]:
-    """Input and output tokens from what the agent reported: AG-UI's list of TokenUsage (one per
-    provider and model, summed), or an external agent's {"inputTokens", "outputTokens"}."""
-    if not usage:
-        return None, None
-    entries = usage if isinstance(usage, list | tuple) else [usage]
-    found: list[int | None] = [None, None]
-    for entry in entries:
-        for index, names in enumerate(
-            (
-                ("input_tokens", "inputTokens", "prompt_tokens"),
-                ("output_tokens", "outputTokens", "completion_tokens"),
-            )
-        ):
-            for name in names:
-                value = entry.get(name) if isinstance(entry, dict) else getattr(entry, name, None)
-                if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                    found[index] = (found[index] or 0) + value
-                    break
-    return found[0], found[1]
 
 
 def _moment(text: str | None) -> datetime | None:

@@ -261,16 +261,6 @@ def test_the_exporter_is_chosen_by_the_standard_variables(monkeypatch):
     assert tracing.exporters_configured() == []
 
 
-def test_token_usage_is_read_from_each_protocols_report():
-    from ag_ui.core import TokenUsage
-
-    both = [TokenUsage(input_tokens=10, output_tokens=3), TokenUsage(input_tokens=5, output_tokens=2)]
-    assert tracing.token_usage(both) == (15, 5)
-    assert tracing.token_usage({"inputTokens": 4, "outputTokens": 9}) == (4, 9)
-    assert tracing.token_usage(None) == (None, None)
-    assert tracing.token_usage({"inputTokens": "many"}) == (None, None)
-
-
 # --- external ------------------------------------------------------------------------------------------
 
 
