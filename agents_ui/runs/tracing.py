@@ -108,7 +108,9 @@ def configure() -> bool:
     trace.set_tracer_provider(provider)
     from opentelemetry.instrumentation.django import DjangoInstrumentor
 
-    DjangoInstrumentor().instrument()
+    # Probes and scrapes come every few seconds: no trace of them unless asked for.
+    excluded = os.environ.get("OTEL_PYTHON_DJANGO_EXCLUDED_URLS", "healthz,readyz,metrics")
+    DjangoInstrumentor().instrument(excluded_urls=excluded)
     install(provider)
     return True
 
