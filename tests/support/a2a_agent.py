@@ -6,7 +6,8 @@ validation); `card_edit` changes the card it serves (a skill of its own, other i
 `bindings=("GRPC",)` declares only an interface the client cannot use. `extended_edit` makes the card
 declare an extended card (`capabilities.extendedAgentCard`): GetExtendedAgentCard answers the card
 with that edit (an extra skill, a signature), only to a request carrying `X-Api-Key: extended_key`
-(each request's headers are kept in `extended_requests`). What it answers:
+(each request's headers are kept in `extended_requests`); `key_set` is served at `/jwks.json`
+(`key_set_requests` counts them). What it answers:
 
 - "ask ...": input-required ("Which colour?"); the answer in the same task completes it, echoing it;
 - "fail": failed, with a reason; "reject": rejected; "auth": auth-required (the next message in the
@@ -188,9 +189,11 @@ class A2ATestAgent(ThreadedUvicorn):
         card_edit: Callable[[pb.AgentCard], None] | None = None,
         extended_edit: Callable[[pb.AgentCard], None] | None = None,
         extended_key: str = "extended-secret",
+        key_set: dict[str, Any] | None = None,
     ) -> None:
         self.executor = EchoExecutor()
         self.card_requests = 0
+        self.key_set_requests = 0
         self.extended_requests: list[dict[str, str]] = []
         extended = extended_edit is not None
 
@@ -221,7 +224,11 @@ class A2ATestAgent(ThreadedUvicorn):
                 card_edit(served)
             return JSONResponse(agent_card_to_dict(served))
 
-        routes: list[Any] = [Route("/.well-known/agent-card.json", card)]
+        async def jwks(request: Request) -> JSONResponse:
+            self.key_set_requests += 1
+            return JSONResponse(key_set or {}, media_type="application/jwk-set+json")
+
+        routes: list[Any] = [Route("/.well-known/agent-card.json", card), Route("/jwks.json", jwks)]
         routes += create_jsonrpc_routes(handler, rpc_url="/rpc")
         routes += create_rest_routes(handler, path_prefix="/rest")
         super().__init__(Starlette(routes=routes))
