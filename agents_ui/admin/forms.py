@@ -63,13 +63,18 @@ class AgentEndpointForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        if "remote_images" in self.fields:
-            self.fields["remote_images"].required = False
+        for name in ("remote_images", "signature_policy"):
+            if name in self.fields:
+                self.fields[name].required = False
         current = self.instance.overrides or {}
         for control in OVERRIDABLE_CONTROLS:
             name = override_field_name(control)
             if name in self.fields and current.get(control) in {"hide", "allow"}:
                 self.initial[name] = current[control]
+
+    def clean_signature_policy(self) -> str:
+        # A form posted without the setting (an older script) keeps the default: verify if present.
+        return self.cleaned_data.get("signature_policy") or AgentEndpoint.SignaturePolicy.VERIFY
 
     def clean_signing_keys(self) -> object:
         """A pasted key set must be public signing keys the verifier can use: said here, not at discovery."""

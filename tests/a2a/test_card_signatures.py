@@ -164,7 +164,7 @@ async def test_a_signed_card_shows_signed_in_the_catalogue_and_explain_after_a_r
     assert '<span class="badge badge-ok">Signed</span>' in catalogue
     page = (await client.get(reverse("workspace", kwargs={"slug": "echo"}))).content.decode()
     assert 'data-signature="signed"' in page
-    assert "Signed by key k1 (Echo Corp)" in page and ">ES256<" in page
+    assert 'by key <span class="mono">k1</span> (Echo Corp)' in page and ">ES256<" in page
     assert 'data-banner="signature"' not in page
 
 
