@@ -304,3 +304,15 @@ async def test_a_signed_extended_card_is_checked_like_the_card(serve, key):
     # The skill was added after signing: under "require" the extended card is not used.
     assert found.status == Status.DECLARED and "not used" in found.extended["error"]
     assert "Ledger lookup" not in json.dumps(found.declaration)
+
+
+async def test_the_demo_trip_planners_card_is_signed_by_this_installations_demo_key(live_url):
+    from agents_ui.demo.a2a import signing
+    from agents_ui.demo.registry import register_demo_agents
+
+    endpoints = await sync_to_async(register_demo_agents)(live_url)
+    [endpoint] = [e for e in endpoints if e.protocol == AgentEndpoint.Protocol.A2A]
+    assert endpoint.signing_keys == signing.key_set()
+    found = await discover_one(endpoint, refresh=True)
+    assert found.status == Status.DECLARED, found.error
+    assert (found.signature["state"], found.signature["kid"]) == ("signed", signing.KEY_ID)
