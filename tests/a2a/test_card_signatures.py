@@ -316,3 +316,21 @@ async def test_the_demo_trip_planners_card_is_signed_by_this_installations_demo_
     found = await discover_one(endpoint, refresh=True)
     assert found.status == Status.DECLARED, found.error
     assert (found.signature["state"], found.signature["kid"]) == ("signed", signing.KEY_ID)
+
+
+async def test_the_admin_shows_the_outcome_in_the_latest_discovery_and_the_history(serve, key):
+    agent = serve(card_edit=key.sign_then(retitled))
+    endpoint = await endpoint_for(agent, signing_keys=key.key_set, signature_policy=Policy.REQUIRE)
+    admin = AsyncClient()
+    await admin.aforce_login(await sync_to_async(make_user)(superuser=True))
+    response = await admin.post(reverse("admin:agents_ui_agentendpoint_rediscover", args=[endpoint.pk]))
+    assert response.status_code == 302
+    change = (await admin.get(reverse("admin:agents_ui_agentendpoint_change", args=[endpoint.pk]))).content
+    page = change.decode()
+    assert "Echo: signature required: Its Agent Card&#x27;s signature does not verify" in page
+    assert 'class="signature signature-invalid"' in page and "Card signing keys" in page
+    history = (
+        await admin.get(reverse("admin:agents_ui_agentendpoint_declarations", args=[endpoint.pk]))
+    ).content
+    assert "Its card&#x27;s signature does not verify." in history.decode()
+    assert "Signature required" in history.decode()
