@@ -9,6 +9,7 @@ same way; when that fails, the public card stays, with a note for staff.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -58,8 +59,13 @@ def pasted_keys(endpoint: AgentEndpoint) -> KeySet | None:
         return None
 
 
+def _left(deadline: float | None) -> float | None:
+    """Seconds left of discovery's time (at least a moment, so a late step fails as a timeout)."""
+    return None if deadline is None else max(deadline - asyncio.get_running_loop().time(), 0.05)
+
+
 async def url_keys(
-    endpoint: AgentEndpoint, client: httpx.AsyncClient, *, refresh: bool
+    endpoint: AgentEndpoint, client: httpx.AsyncClient, *, refresh: bool, deadline: float | None = None
 ) -> tuple[KeySet | None, str]:
     """The key set at the endpoint's URL (from the cache unless `refresh`), or why there is none."""
     url = endpoint.signing_keys_url
@@ -70,19 +76,26 @@ async def url_keys(
         return KeySet(tuple(kept)), ""
     timeout = httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout)
     try:
-        keys = await fetch_key_set(client, url, bounds=timeout)
+        keys = await asyncio.wait_for(fetch_key_set(client, url, bounds=timeout), timeout=_left(deadline))
     except (AgentError, KeySetError) as exc:
         return None, f"the key set at {url} could not be used: {exc}"[:400]
+    except TimeoutError:
+        return None, f"the key set at {url} did not come in time"
     await cache.aset(key, [dict(k) for k in keys.keys], timeout=KEY_SET_SECONDS)
     return keys, ""
 
 
 async def check_signature(
-    endpoint: AgentEndpoint, card: pb.AgentCard, client: httpx.AsyncClient, *, refresh: bool
+    endpoint: AgentEndpoint,
+    card: pb.AgentCard,
+    client: httpx.AsyncClient,
+    *,
+    refresh: bool,
+    deadline: float | None = None,
 ) -> SignatureCheck:
     if endpoint.signature_policy == Policy.OFF:
         return SignatureCheck("off")
-    fetched, problem = await url_keys(endpoint, client, refresh=refresh)
+    fetched, problem = await url_keys(endpoint, client, refresh=refresh, deadline=deadline)
     found = check_card(
         card, pasted=pasted_keys(endpoint), fetched=fetched, key_set_url=endpoint.signing_keys_url
     )
@@ -105,27 +118,36 @@ async def weigh(
     client: httpx.AsyncClient,
     *,
     refresh: bool = False,
+    deadline: float | None = None,
 ) -> CardTrust:
-    """A declared card's signature and extended card, under the endpoint's policy."""
+    """A declared card's signature and extended card, under the endpoint's policy, by `deadline`
+    (the event loop's time)."""
     card = result.declaration
     if result.status != "declared" or card is None:
         return CardTrust(result.status)
-    check = await check_signature(endpoint, card, client, refresh=refresh)
+    check = await check_signature(endpoint, card, client, refresh=refresh, deadline=deadline)
     if endpoint.signature_policy == Policy.REQUIRE and not check.verified:
         return CardTrust(Status.UNTRUSTED, check.to_json(), error=refusal(check))
-    extended = await _extended(endpoint, agent, card, client)
+    extended = await _extended(endpoint, agent, card, client, deadline)
     return CardTrust(Status.DECLARED, check.to_json(), extended)
 
 
 async def _extended(
-    endpoint: AgentEndpoint, agent: A2AAgent, card: pb.AgentCard, client: httpx.AsyncClient
+    endpoint: AgentEndpoint,
+    agent: A2AAgent,
+    card: pb.AgentCard,
+    client: httpx.AsyncClient,
+    deadline: float | None,
 ) -> dict[str, Any] | None:
     if not card.capabilities.extended_agent_card:
         return None
-    found = await agent.extended_card(card)
+    try:
+        found = await asyncio.wait_for(agent.extended_card(card), timeout=_left(deadline))
+    except TimeoutError:
+        return {"error": "The extended card was not read: it did not come in time."}
     if found.status != "declared" or found.declaration is None:
         return {"error": endpoint.scrub(f"The extended card was not read: {found.error}")[:600]}
-    check = await check_signature(endpoint, found.declaration, client, refresh=False)
+    check = await check_signature(endpoint, found.declaration, client, refresh=False, deadline=deadline)
     if endpoint.signature_policy == Policy.REQUIRE and not check.verified:
         return {"error": endpoint.scrub(f"The extended card is not used: {refusal(check)}")[:600]}
     return {"payload": endpoint.scrub_payload(found.raw), "signature": check.to_json()}

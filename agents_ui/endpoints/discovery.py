@@ -181,17 +181,9 @@ async def probe(endpoint: AgentEndpoint, client: httpx.AsyncClient, *, refresh: 
     the signing keys at the endpoint's URL are fetched again, not taken from the cache)."""
     agent = sdk_client(endpoint, client)
     limit = discovery_timeout(endpoint)
-    trust = CardTrust(Status.DECLARED)
-
-    async def ask() -> Any:
-        nonlocal trust
-        found = await agent.discover()
-        if isinstance(agent, A2AAgent):
-            trust = await card_trust.weigh(endpoint, agent, found, client, refresh=refresh)
-        return found
-
+    deadline = asyncio.get_running_loop().time() + limit
     try:
-        result = await asyncio.wait_for(ask(), timeout=limit)
+        result = await asyncio.wait_for(agent.discover(), timeout=limit)
     except TimeoutError:
         return Discovery(
             endpoint_id=endpoint.pk,
@@ -201,12 +193,14 @@ async def probe(endpoint: AgentEndpoint, client: httpx.AsyncClient, *, refresh: 
             checked_at=timezone.now(),
             error=f"No answer within {limit:g} seconds.",
         )
+    trust = CardTrust(result.status)
+    if isinstance(agent, A2AAgent):  # what is left of the time: a slow extended card keeps the card
+        trust = await card_trust.weigh(endpoint, agent, result, client, refresh=refresh, deadline=deadline)
     raw = result.raw if isinstance(result.raw, dict) else None
-    status = trust.status if result.status == Status.DECLARED else result.status
     return Discovery(
         endpoint_id=endpoint.pk,
         protocol=endpoint.protocol,
-        status=status,
+        status=trust.status,
         source_url=result.source_url,
         checked_at=timezone.now(),
         raw=endpoint.scrub_payload(raw),

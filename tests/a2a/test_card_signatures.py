@@ -334,3 +334,19 @@ async def test_the_admin_shows_the_outcome_in_the_latest_discovery_and_the_histo
     ).content
     assert "Its card&#x27;s signature does not verify." in history.decode()
     assert "Signature required" in history.decode()
+
+
+async def test_a_slow_extended_card_keeps_the_public_card(serve, settings):
+    settings.AGENTS_UI_DISCOVERY_TIMEOUT = 1.0
+    agent = serve(extended_edit=with_extra_skill)
+    agent.extended_delay = 3.0
+    endpoint = await endpoint_for(
+        agent,
+        auth_kind=AgentEndpoint.AuthKind.HEADER,
+        auth_header_name="X-Api-Key",
+        credential="extended-secret",
+    )
+    found = await discover_one(endpoint, refresh=True)
+    assert found.status == Status.DECLARED
+    assert "did not come in time" in found.extended["error"]
+    assert "Ledger lookup" not in json.dumps(found.declaration)

@@ -195,11 +195,13 @@ class A2ATestAgent(ThreadedUvicorn):
         self.card_requests = 0
         self.key_set_requests = 0
         self.extended_requests: list[dict[str, str]] = []
+        self.extended_delay = 0.0  # seconds the extended card takes (a slow one)
         extended = extended_edit is not None
 
         async def extended_card(card: pb.AgentCard, context: Any) -> pb.AgentCard:
             headers = dict(context.state.get("headers") or {})
             self.extended_requests.append(headers)
+            await asyncio.sleep(self.extended_delay)
             if headers.get("x-api-key") != extended_key:
                 raise InvalidRequestError("the extended card is for callers with the key")
             served = echo_card(self.url, streaming=streaming, bindings=bindings, extended=True)
