@@ -68,6 +68,7 @@ async def render_workspace(
         "card_signature": card_signature(endpoint, discovery.signature),
         "extended_card": extended_card(endpoint, discovery),
         "raw_declaration": _pretty(discovery.raw if discovery.raw is not None else discovery.last_known),
+        "raw_extended": _pretty((discovery.extended or {}).get("payload")),
         "raw_negotiation": _pretty(prepared.negotiated.model_dump(mode="json")) if prepared else "",
         "conversation": conversation,
         "turns": turns,

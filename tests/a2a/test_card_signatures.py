@@ -272,6 +272,7 @@ async def test_the_extended_card_is_asked_with_the_credential_and_brings_its_ext
     page = (await client.get(reverse("workspace", kwargs={"slug": "echo"}))).content.decode()
     assert '<option value="ledger"' in page
     assert 'data-extended-card="read"' in page
+    assert 'data-raw="extended-card"' in page
 
 
 async def test_a_failing_extended_card_keeps_the_public_card_with_a_note_for_staff(serve):
