@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 
 from agents_ui.decisions import CONTROL_LABELS, CONTROL_NAMES
@@ -39,6 +41,15 @@ def _with_override_fields(form_class: type[forms.ModelForm]) -> type[forms.Model
     return form_class
 
 
+class KeySetField(forms.JSONField):
+    """A pasted JWKS: empty when there is none (not "null"), indented when there is."""
+
+    def prepare_value(self, value: object) -> object:
+        if value is None or isinstance(value, forms.fields.InvalidJSONInput):
+            return value or ""
+        return json.dumps(value, ensure_ascii=False, indent=2)
+
+
 @_with_override_fields
 class AgentEndpointForm(forms.ModelForm):
     """The credential is write-only: never rendered back, kept when left empty, cleared on request."""
@@ -59,6 +70,7 @@ class AgentEndpointForm(forms.ModelForm):
             "connect_timeout", "read_timeout", "remote_images", "auth_kind", "auth_header_name",
             "allowed_groups", "signature_policy", "signing_keys", "signing_keys_url", "signer_name",
         ]  # fmt: skip
+        field_classes = {"signing_keys": KeySetField}
         widgets = {"signing_keys": forms.Textarea(attrs={"rows": 6, "class": "vLargeTextField mono"})}
 
     def __init__(self, *args, **kwargs) -> None:

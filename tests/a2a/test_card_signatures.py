@@ -351,3 +351,8 @@ async def test_a_slow_extended_card_keeps_the_public_card(serve, settings):
     assert found.status == Status.DECLARED
     assert "did not come in time" in found.extended["error"]
     assert "Ledger lookup" not in json.dumps(found.declaration)
+
+
+def test_a_0_3_card_says_it_has_an_extended_card_in_its_own_words():
+    card = card_json(supportsAuthenticatedExtendedCard=True, capabilities={"streaming": True})
+    assert parse_card(card).capabilities.extended_agent_card is True
