@@ -102,6 +102,7 @@ def test_a_signed_card_is_shown_signed_and_a_tampered_one_refused(
         expect(page.locator("#message")).to_be_disabled()
         expect(page.locator("[data-composer] [data-send]")).to_be_disabled()
         page.reload()
+    screenshot(f"a2a-signed-refused-{width}")
     page.locator("[data-open-explain]").click()
     expect(page.locator("#explain [data-signature=invalid]")).to_contain_text("does not match the card")
-    screenshot(f"a2a-signed-refused-{width}")
+    screenshot(f"a2a-signed-refused-explain-{width}")
