@@ -301,7 +301,12 @@ class Run(models.Model):
     state = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # When the agent's first event arrived: the time to its first word is this less started_at.
+    first_event_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The tokens the agent said the run took, summed per kind ({"input_tokens": 120, ...}), when
+    # it said (agents_ui.monitoring.runs.token_counts).
+    usage = models.JSONField(null=True, blank=True)
     # Set when the person regenerated this answer, retried it, or edited a message before it: the
     # run is no longer part of the thread (not shown, not sent back to the agent).
     superseded_at = models.DateTimeField(null=True, blank=True)

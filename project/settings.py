@@ -5,6 +5,7 @@ outside `make run`/tests), a SECRET_KEY must be given and the secure-deployment 
 `DEBUG=false SECRET_KEY=... manage.py check --deploy` is clean.
 """
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -65,6 +66,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz, /readyz and /metrics, answered before the host check, HTTPS redirect and sessions.
+    "agents_ui.monitoring.middleware.operations_middleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -176,14 +179,36 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
 
 # --- Logging --------------------------------------------------------------------------------------
+# AGENTS_UI_LOG_FORMAT=json: one JSON object a line (agents_ui/monitoring/logs.py); otherwise text.
+AGENTS_UI_LOG_FORMAT = os.environ.get("AGENTS_UI_LOG_FORMAT", "text").strip().lower()
+if AGENTS_UI_LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured(f"AGENTS_UI_LOG_FORMAT {AGENTS_UI_LOG_FORMAT!r}: use text or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": {"()": "agents_ui.monitoring.logs.JsonLinesFormatter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            **({"formatter": "json"} if AGENTS_UI_LOG_FORMAT == "json" else {}),
+        }
+    },
     "loggers": {
         "agents_ui": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     },
 }
+
+# --- Metrics --------------------------------------------------------------------------------------
+# /metrics answers only a scraper with this bearer token, or from these networks (comma-separated
+# CIDRs, checked against the connecting address), or both when both are set. Neither: it is off
+# (404), so nothing is exposed by accident. docs/operations.md, Metrics.
+AGENTS_UI_METRICS_TOKEN = os.environ.get("AGENTS_UI_METRICS_TOKEN", "")
+AGENTS_UI_METRICS_NETWORKS = env_list("AGENTS_UI_METRICS_NETWORKS", [])
+for _cidr in AGENTS_UI_METRICS_NETWORKS:
+    try:
+        ipaddress.ip_network(_cidr, strict=False)
+    except ValueError as _exc:
+        raise ImproperlyConfigured(f"AGENTS_UI_METRICS_NETWORKS: {_cidr!r}: {_exc}") from None
 
 # --- Agents UI ------------------------------------------------------------------------------------
 # Serve the embedded demo agents under /demo-agents/ and /demo-a2a/ (off: every route there is a 404).

@@ -21,7 +21,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from agents_ui.admin import checks, history
+from agents_ui.admin import checks, health, history
 from agents_ui.admin.forms import OVERRIDE_FIELDS, AgentEndpointForm
 from agents_ui.admin.listing import AccessFilter, DiscoveryStatusFilter, annotate_endpoints, status_html
 from agents_ui.capabilities import read_card
@@ -38,11 +38,13 @@ WRITE_ONLY_FIELDS = frozenset({"credential", "clear_credential"})
 class AgentEndpointAdmin(admin.ModelAdmin):
     form = AgentEndpointForm
     change_form_template = "admin/agents_ui/agentendpoint/change_form.html"
+    change_list_template = "admin/agents_ui/agentendpoint/change_list.html"
     list_display = [
         "name",
         "protocol",
         "host",
         "enabled",
+        "health_status",
         "discovery_status",
         "who_may_use",
         "credential_status",
@@ -128,13 +130,20 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         return self.fieldsets
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[AgentEndpoint]:
-        return annotate_endpoints(super().get_queryset(request))
+        return health.annotate_health(annotate_endpoints(super().get_queryset(request)))
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        return super().changelist_view(request, {"health_rule": health.RULE, **(extra_context or {})})
 
     # --- list columns ---
 
     @admin.display(description="stored credential")
     def credential_status(self, obj: AgentEndpoint) -> str:
         return "set" if obj.has_credential else "not set"
+
+    @admin.display(description="health")
+    def health_status(self, obj: AgentEndpoint) -> SafeString:
+        return health.health_html(obj)
 
     @admin.display(description="discovery", ordering="latest_seen_at")
     def discovery_status(self, obj: AgentEndpoint) -> SafeString:
@@ -257,6 +266,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
                 name=f"{name}_declarations",
             ),
             path("<path:object_id>/diff/", wrap(self.diff_view), name=f"{name}_diff"),
+            path("<path:object_id>/health/", wrap(self.health_view), name=f"{name}_health"),
             *super().get_urls(),
         ]
 
@@ -303,6 +313,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
             "has_view_permission": self.has_view_permission(request, endpoint),
             "history_url": history.history_url(endpoint),
             "diff_url": history.diff_url(endpoint),
+            "health_url": health.health_url(endpoint),
             "change_url": self._change_url(endpoint),
         }
 
@@ -314,6 +325,10 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         endpoint = self._endpoint(request, object_id)
         return history.diff_page(request, endpoint, self._page(request, endpoint))
 
+    def health_view(self, request: HttpRequest, object_id: str) -> TemplateResponse:
+        endpoint = self._endpoint(request, object_id)
+        return health.health_page(request, endpoint, self._page(request, endpoint))
+
     def render_change_form(self, request: HttpRequest, context: dict, *args, **kwargs) -> HttpResponse:
         obj = kwargs.get("obj")
         if obj is not None and obj.pk:
@@ -321,6 +336,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
                 test_url=reverse("admin:agents_ui_agentendpoint_test", args=[obj.pk]),
                 rediscover_url=reverse("admin:agents_ui_agentendpoint_rediscover", args=[obj.pk]),
                 declarations_url=history.history_url(obj),
+                health_url=health.health_url(obj),
                 preview_url=f"{reverse('workspace', kwargs={'slug': obj.slug})}?preview=1",
                 can_rediscover=self.has_change_permission(request, obj),
             )

@@ -29,6 +29,7 @@ from agents_ui.endpoints.card_trust import CardTrust
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.memo import MISSING, Memo
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
+from agents_ui.monitoring import metrics
 from agents_ui.sdk import SDK_VERSION, AgentCapabilities, AgentError, PublicExternalAgentPolicy
 from agents_ui.sdk.a2a.client import A2AAgent, normalised_card
 from agents_ui.sdk.a2a.client import pb as a2a_types
@@ -314,12 +315,19 @@ async def discover(
         else:
             fetched = await asyncio.gather(*(probe(e, client, refresh=refresh) for e in missing))
         fetched = await sync_to_async(_record, thread_sensitive=True)(list(fetched))
+        _count_failures(missing, fetched)
         await cache.aset_many(
             {_cache_key(e): asdict(d) for e, d in zip(missing, fetched, strict=True)},
             timeout=settings.AGENTS_UI_DISCOVERY_TTL,
         )
         found.update({e.pk: _RECENT.put(_cache_key(e), d) for e, d in zip(missing, fetched, strict=True)})
     return found
+
+
+def _count_failures(endpoints: list[AgentEndpoint], found: list[Discovery]) -> None:
+    for endpoint, discovery in zip(endpoints, found, strict=True):
+        if discovery.status not in (Status.DECLARED, Status.NONE):
+            metrics.DISCOVERY_FAILURES.labels(endpoint.slug, discovery.status).inc()
 
 
 async def discover_one(

@@ -32,6 +32,7 @@ from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
+from agents_ui.monitoring.runs import RunWatch, token_counts
 from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.protocols import RunContext, adapter_for
 from agents_ui.runs.registry import LIVE, live_run
@@ -94,6 +95,10 @@ class LiveRun:
     max_bytes: int = field(default_factory=lambda: settings.AGENTS_UI_RUN_MAX_BYTES)
     # How the agent's answer is read and what goes with the request, from its plan.
     connection: Connection = field(default_factory=lambda: Connection())
+    # When the oldest event waiting for the writer arrived (time.perf_counter): the writer's lag.
+    _pending_since: float = 0.0
+    # The run's metrics and log lines (set when it is driven).
+    watch: RunWatch | None = None
 
     @property
     def transcript(self) -> Transcript:
@@ -126,6 +131,8 @@ class LiveRun:
             )
         self.stored_bytes += len(payload)
         self.builder.apply(event)
+        if not self._pending:
+            self._pending_since = time.perf_counter()
         self._seq += 1
         self._pending.append((self._seq, type_[:64], payload))
         self._pending_bytes += len(payload)
@@ -155,14 +162,19 @@ class LiveRun:
         events, self._pending, self._pending_bytes = self._pending, [], 0
         saved = set(self._saved_messages)
         messages = self._new_messages(self.conversation, final=final)
+        if self.watch is not None:
+            self.watch.count_to(self._seq)
         if not events and not messages:
             return None
-        return WriteJob(self, events, messages, self._seq, saved)
+        since = self._pending_since if events else 0.0
+        return WriteJob(self, events, messages, self._seq, saved, since=since)
 
     def give_back(self, job: WriteJob) -> None:
         """A write failed (SQLite busy past its timeout, a lost connection): keep it all for the next."""
         self._pending[:0] = job.events
         self._saved_messages = job.saved_before
+        if job.since:
+            self._pending_since = job.since
 
     def _new_messages(self, conversation: Conversation, *, final: bool) -> list[Message]:
         """Assistant messages to save: each once complete, or, at the end, whatever was said."""
@@ -258,6 +270,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
     endpoint = conversation.endpoint
     writer = writer_for_loop()
     await Run.objects.filter(pk=run.pk).aupdate(status=Run.Status.RUNNING, started_at=timezone.now())
+    watch = live.watch = RunWatch(run.pk, conversation.pk, endpoint.slug, endpoint.protocol)
     # A MESSAGES_SNAPSHOT repeats earlier answers: they are saved once, with the run that said them.
     async for role, remote_id in (
         Message.objects.filter(conversation=conversation)
@@ -283,6 +296,8 @@ async def _drive(run: Run, live: LiveRun) -> None:
             events = adapter_for(endpoint).events(agent, run, context)
             async with aclosing(events):
                 async for item in events:
+                    if watch.first_event is None:
+                        watch.saw_first_event()
                     event, raw = item if isinstance(item, tuple) else (item, None)
                     live.apply(event, raw)
                     if live.stopped_elsewhere:
@@ -306,14 +321,16 @@ async def _drive(run: Run, live: LiveRun) -> None:
         writer.discard(live)
         await writer.write_final(live)
         await Run.objects.filter(pk=run.pk).aupdate(
-            status=status, error=error, finished_at=timezone.now(), state=_jsonable(live.transcript.state)
-        )
+            status=status, error=error, finished_at=timezone.now(), state=_jsonable(live.transcript.state),
+            first_event_at=watch.first_event_at, usage=token_counts(live.transcript.usage),
+        )  # fmt: skip
         await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
         await _remember_observations(endpoint, live.transcript)
     finally:
         live.done = True
         live.notify()
         LIVE.pop(live.run_id, None)
+        watch.ended(status)
 
 
 async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:

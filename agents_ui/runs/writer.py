@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import time
 import uuid
 import weakref
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 from django.db import connection, transaction
 
 from agents_ui.models import Message, Run, RunEvent
+from agents_ui.monitoring import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +51,8 @@ class WriteJob:
     messages: list[Message]
     count: int
     saved_before: set[str]
+    # When the oldest of `events` arrived (time.perf_counter; 0: no events).
+    since: float = 0.0
 
 
 class EventWriter:
@@ -101,7 +105,9 @@ class EventWriter:
             except Exception:
                 for job in reversed(jobs):
                     job.live.give_back(job)
+                metrics.WRITER_FAILURES.inc()
                 raise
+        _observe_lag(jobs)
         for job in jobs:
             if job.live.run_id in stopped:
                 job.live.stopped_elsewhere = True
@@ -116,6 +122,13 @@ class EventWriter:
                 if attempt == FINAL_WRITE_ATTEMPTS:
                     raise
                 await asyncio.sleep(attempt)
+
+
+def _observe_lag(jobs: list[WriteJob]) -> None:
+    """How long the oldest event of this write waited to be stored."""
+    arrived = [job.since for job in jobs if job.since]
+    if arrived:
+        metrics.WRITER_LAG_SECONDS.observe(time.perf_counter() - min(arrived))
 
 
 # The writer's own thread, and so its own database connection: requests that open a page or a

@@ -20,6 +20,7 @@ from agents_ui.decisions import Plan
 from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
+from agents_ui.monitoring import metrics
 from agents_ui.runs import turns
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import RunRequest, host_context
@@ -252,6 +253,7 @@ def _save_turn(
         with transaction.atomic():
             # Checked and recorded at once: sends at the same instant count one after another.
             if (left := claim(plan, endpoint, user)) is not None and left.exhausted:
+                metrics.THROTTLE_REFUSALS.labels(endpoint.slug).inc()
                 raise ComposerError(left.refusal())
             if conversation is None:
                 title = " ".join(content.split())[:80] or "Files"

@@ -20,6 +20,7 @@ from agents_ui.display.run_view import RunView
 from agents_ui.display.stream_diff import StreamRenderer
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
+from agents_ui.monitoring import metrics
 from agents_ui.runs.event_log import EventLogReader
 from agents_ui.runs.history import decided_for, decided_in, thought_seconds, thread_runs
 from agents_ui.runs.live import LiveRun, live_run
@@ -89,8 +90,20 @@ class EventStreamResponse(StreamingHttpResponse):
 
     StreamingHttpResponse passes each part through two more async generators on its way to the
     server (one to turn it into bytes); with hundreds of open streams that is a measurable share
-    of the event loop, for nothing here.
+    of the event loop, for nothing here. Counted as an open stream from made to closed (Django
+    closes every response it served, whether the browser stayed to the end or left).
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        metrics.OPEN_STREAMS.inc()
+        self._counted = True
+
+    def close(self) -> None:
+        if self._counted:
+            self._counted = False
+            metrics.OPEN_STREAMS.dec()
+        super().close()
 
     def __aiter__(self) -> AsyncIterator[bytes]:
         if not self.is_async:  # a middleware replaced the content: Django's way, then

@@ -1,6 +1,6 @@
 """The README's screenshots, taken from the product as a person uses it: the catalogue, workspaces with
 a conversation (an A2UI surface over A2A, the Booking Desk's generative UI), the conversations page,
-sign-in, the phone's pages and two admin pages.
+sign-in, the phone's pages and three admin pages.
 
 Runs only with AGENTS_UI_README_SCREENSHOTS set to a folder (the README's are in docs/screenshots):
 `AGENTS_UI_E2E=1 AGENTS_UI_README_SCREENSHOTS=docs/screenshots pytest tests/e2e/test_readme_screenshots.py`.
@@ -149,3 +149,8 @@ def test_readme_screenshots(page: Page, demo: str, settings):
     page.click("input[type=submit][value=Compare]")
     expect(page.locator(".diff-items [data-change=added]").first).to_be_visible()
     shoot(page, "admin-diff")
+    # How the Research Assistant is doing, from the runs above.
+    research_agent = AgentEndpoint.objects.get(slug="research-assistant")
+    page.goto(f"{demo}/admin/agents_ui/agentendpoint/{research_agent.pk}/health/")
+    expect(page.locator("#health-windows [data-cell=runs]").first).not_to_have_text("0")
+    shoot(page, "admin-health")
