@@ -438,3 +438,52 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.value} on {self.message_id}"
+
+
+class SharedLinkQuerySet(models.QuerySet):
+    def open_to(self, user) -> SharedLinkQuerySet:
+        """Links this user is in the audience of (revoked ones too: they say so). Never anonymous."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(
+            models.Q(audience=SharedLink.Audience.SIGNED_IN)
+            | models.Q(people=user)
+            | models.Q(conversation__user=user)
+        ).distinct()
+
+
+class SharedLink(models.Model):
+    """A read-only link to a conversation as it was when the link was made: later turns stay out.
+
+    ``covered`` names the thread's runs at that moment, each with the last event it had stored and
+    its status then, so the shared page folds exactly that (agents_ui/runs/snapshots.py).
+    """
+
+    class Audience(models.TextChoices):
+        SIGNED_IN = "signed-in", "Everyone signed in here"
+        PEOPLE = "people", "Only the people I name"
+
+    token = models.CharField(max_length=64, unique=True, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="shares")
+    audience = models.CharField(max_length=16, choices=Audience.choices, default=Audience.SIGNED_IN)
+    people = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_with")
+    title = models.CharField(max_length=200, help_text="The conversation's name when it was shared.")
+    covered = models.JSONField(default=list, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SharedLinkQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "shared link"
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.get_audience_display()})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("shared", kwargs={"token": self.token})
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from agents_ui.views import (
     a2ui_actions,
@@ -8,8 +8,10 @@ from agents_ui.views import (
     client_tools,
     composer,
     conversations,
+    export,
     feedback,
     images,
+    shares,
     stop,
     stream,
     thread,
@@ -21,6 +23,20 @@ urlpatterns = [
     path("conversations/", conversations.conversations, name="conversations"),
     path("conversations/<uuid:conversation_id>/rename/", conversations.rename, name="conversation-rename"),
     path("conversations/<uuid:conversation_id>/delete/", conversations.delete, name="conversation-delete"),
+    path("conversations/<uuid:conversation_id>/share/", shares.share, name="conversation-share"),
+    re_path(
+        r"^conversations/(?P<conversation_id>[0-9a-f-]{36})/export\.(?P<extension>md|json)$",
+        export.export,
+        name="conversation-export",
+    ),
+    path("shared/", shares.shared_links, name="shared-links"),
+    path("shared/<int:link_id>/revoke/", shares.revoke, name="shared-link-revoke"),
+    path("s/<str:token>/", shares.shared, name="shared"),
+    path(
+        "s/<str:token>/runs/<uuid:run_id>/files/<path:artifact_id>/",
+        shares.shared_file,
+        name="shared-artifact",
+    ),
     path("agents/<slug:slug>/card/", catalogue.catalogue_card, name="catalogue-card"),
     path("agents/<slug:slug>/", workspace.workspace, name="workspace"),
     path("agents/<slug:slug>/send/", composer.send_message, name="send-message"),

@@ -16,7 +16,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -31,6 +30,7 @@ from agents_ui.models import ApprovalRecord, Attachment, Conversation, Message, 
 from tests.factories import make_endpoint, make_user
 from tests.support.fault_agent import PAYLOADS, FaultAgentServer
 from tests.support.htmx import HtmxClient
+from tests.support.inert import assert_inert
 from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,50 +47,6 @@ EXE = (
 ELF = b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 56
 HTML = b"<!doctype html><html><script>window.__pwned=1</script></html>"
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned=1"><script>alert(1)</script></svg>'
-
-
-class ActiveMarkup(HTMLParser):
-    """Collects what a browser would execute: scripts that are not the product's own, inline event
-    handlers, javascript: URLs, and frames or plug-ins."""
-
-    URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "xlink:href", "data", "srcdoc"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[str] = []
-        self._in_script = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = dict(attrs)
-        if tag in ("iframe", "frame", "object", "embed"):
-            self.found.append(f"<{tag}>")
-        if tag == "script":
-            self._in_script = True
-            if "nonce" not in values and not (values.get("src") or "").startswith("/static/"):
-                self.found.append(f"<script {values}>")
-        for name, value in attrs:
-            if name.startswith("on"):
-                self.found.append(f"<{tag} {name}={value!r}>")
-            if name in self.URL_ATTRIBUTES and (value or "").strip().lower().startswith("javascript:"):
-                self.found.append(f"<{tag} {name}={value!r}>")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script":
-            self._in_script = False
-
-    def handle_data(self, data: str) -> None:
-        if self._in_script and "__pwned" in data:
-            self.found.append(f"script text {data[:60]!r}")
-
-
-def assert_inert(html: str) -> None:
-    """Nothing in the page (or in an SSE stream of fragments) would run."""
-    if html.startswith("event: "):
-        html = "\n".join(line.removeprefix("data: ") for line in html.splitlines())
-    parser = ActiveMarkup()
-    parser.feed(html)
-    parser.close()
-    assert not parser.found, parser.found
 
 
 @pytest.fixture(autouse=True)
@@ -232,6 +188,8 @@ POST_ROUTES = [
     f"/runs/{UUID}/stop/",
     f"/runs/{UUID}/decide/",
     f"/runs/{UUID}/feedback/",
+    f"/conversations/{UUID}/share/",
+    "/shared/1/revoke/",
     "/accounts/logout/",
     "/accounts/password_change/",
     "/admin/agents_ui/agentendpoint/add/",
@@ -496,7 +454,8 @@ async def test_every_field_an_agent_controls_reaches_the_page_as_text(fault_agen
 
 
 @pytest.mark.parametrize(
-    "url", ["/", "/agents/reader/", "/conversations/", "/accounts/login/", "/admin/", "/admin/login/"]
+    "url",
+    ["/", "/agents/reader/", "/conversations/", "/shared/", "/accounts/login/", "/admin/", "/admin/login/"],
 )
 def test_every_page_carries_the_security_headers(client, url, record_property):
     record_property("bad_input", f"headers: {url}")

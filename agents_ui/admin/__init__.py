@@ -12,15 +12,16 @@ One module per concern:
 - `checks`: asking agents now (test connection, re-discover) and the messages that say what happened;
 - `history`: the history of declarations and the diff between two of them;
 - `health`: how each agent is doing, from its stored runs (the list's column, the endpoint's page);
-- `endpoints`, `snapshots`, `runs`: the ModelAdmins, which put those together (runs: read-only).
+- `endpoints`, `snapshots`, `runs`: the ModelAdmins, which put those together (runs: read-only);
+- `shares`: people's shared links, read-only, revoked in bulk when needed.
 """
 
 from django.contrib import admin
 
-from agents_ui.admin import endpoints, runs, snapshots
+from agents_ui.admin import endpoints, runs, shares, snapshots
 from agents_ui.sign_in import AdminSignInForm
 
 # The admin's sign-in is throttled as the product's is.
 admin.site.login_form = AdminSignInForm
 
-__all__ = ["endpoints", "runs", "snapshots"]
+__all__ = ["endpoints", "runs", "shares", "snapshots"]

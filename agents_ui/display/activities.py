@@ -107,6 +107,7 @@ def _a2ui_view(rv: Any, record: ActivityRecord, dom: str) -> dict[str, Any]:
     # Where the agent's protocol carries no action back, its surfaces are shown, not used.
     plan = getattr(rv, "plan", None)
     readonly = plan is not None and not plan.surfaces_take_actions
+    shared = bool(getattr(rv, "shared", False))  # through a shared link nothing acts for the reader
     surfaces = []
     for index, surface in enumerate(activity.surfaces):
         action = sent.get(surface.id)
@@ -133,7 +134,8 @@ def _a2ui_view(rv: Any, record: ActivityRecord, dom: str) -> dict[str, Any]:
                 "agent_name": surface.agent_name,
                 "sent": action or None,
                 "actions": bool(tree.actions),
-                "readonly": readonly,
+                "readonly": readonly or shared,
+                "shared": shared,
                 # Signs the Image components' URLs for the image proxy (None: links only).
                 "images": getattr(rv, "image_proxy", None),
             }

@@ -111,6 +111,9 @@ class RunView:
     a2ui_sent: dict[str, dict[str, Any]] = field(default_factory=dict)
     # The thread's A2UI surfaces as earlier runs left them (or a function giving them, while live).
     a2ui_prior: Any = None
+    # The token of the shared link it is shown through ("" in the workspace): read-only then, nothing
+    # on it acts for the reader (views/shares.py).
+    shared: str = ""
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0
@@ -156,7 +159,10 @@ class RunView:
 
     @property
     def image_proxy(self) -> ImageProxy | None:
-        """Signs the images this run names for the image proxy, unless its agent's are links only."""
+        """Signs the images this run names for the image proxy, unless its agent's are links only (or
+        the run is shown through a shared link: the proxy serves the conversation's owner only)."""
+        if self.shared:
+            return None
         conversation = self.run.conversation if Run.conversation.is_cached(self.run) else None
         endpoint = (
             conversation.endpoint if conversation and Conversation.endpoint.is_cached(conversation) else None
@@ -396,7 +402,7 @@ class RunView:
 
     def approval_forms(self) -> list[ApprovalForm]:
         """The forms with which a person decides this run's open requests (display/approvals.py)."""
-        return approval_forms(self)
+        return [] if self.shared else approval_forms(self)
 
     @property
     def counting_down(self) -> bool:

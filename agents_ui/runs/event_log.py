@@ -58,9 +58,10 @@ def _parsed(run_id: Any, protocol: str, rows: Iterable[tuple[str, Any]]) -> Iter
             yield event
 
 
-def stored_events(run: Run) -> list[Any]:
-    """A run's stored events, parsed, in the order they arrived."""
-    rows = RunEvent.objects.filter(run_id=run.pk).order_by("seq").values_list("type", "payload")
+def stored_events(run: Run, *, upto: int | None = None) -> list[Any]:
+    """A run's stored events, parsed, in the order they arrived (up to the `upto`-th, if given)."""
+    rows = RunEvent.objects.filter(run_id=run.pk).order_by("seq")
+    rows = (rows if upto is None else rows.filter(seq__lte=upto)).values_list("type", "payload")
     return list(_parsed(run.pk, run.conversation.endpoint.protocol, rows))
 
 

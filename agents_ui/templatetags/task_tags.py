@@ -17,4 +17,5 @@ def run_task(rv: Any, run: Any) -> dict[str, Any]:
     credentials = profile.credentials.value if profile is not None else None
     stopped = getattr(run, "status", "") == "cancelled"
     task = task_view(rv.transcript.task, stopped, rv.transcript.artifacts.values())
-    return {"task": task, "run": run, "credentials": credentials or ()}
+    # Through a shared link, files download from the link (views/shares.py), not from the owner's run.
+    return {"task": task, "run": run, "credentials": credentials or (), "shared": getattr(rv, "shared", "")}

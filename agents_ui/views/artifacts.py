@@ -13,7 +13,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
 from agents_ui.runs.history import transcript_of
-from agents_ui.runs.protocols import NotFound, Unavailable, adapter_for
+from agents_ui.runs.protocols import ArtifactFile, NotFound, Unavailable, adapter_for
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest
 
@@ -29,7 +29,11 @@ async def download(request: HtmxHttpRequest, run_id: Any, artifact_id: str) -> H
         raise Http404(str(missing)) from None
     except Unavailable as problem:
         return HttpResponse(str(problem), status=502, content_type="text/plain; charset=utf-8")
-    # The agent's type is only a label: the browser is told to save it, never to sniff or render it.
+    return file_download(file)
+
+
+def file_download(file: ArtifactFile) -> HttpResponse:
+    """The agent's type is only a label: the browser is told to save it, never to sniff or render it."""
     response = HttpResponse(file.data, content_type=file.content_type)
     response["Content-Disposition"] = content_disposition_header(True, file.name)
     response["X-Content-Type-Options"] = "nosniff"

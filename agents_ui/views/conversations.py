@@ -85,7 +85,7 @@ async def conversation_list(request: HtmxHttpRequest, slug: str) -> TemplateResp
     return side_list(request, endpoint, current, recent)
 
 
-async def _own(request: HttpRequest, conversation_id: Any) -> Conversation:
+async def own_conversation(request: HttpRequest, conversation_id: Any) -> Conversation:
     """One of this person's conversations (anyone else's is "not found")."""
     user = await request.auser()
     try:
@@ -98,7 +98,7 @@ async def _own(request: HttpRequest, conversation_id: Any) -> Conversation:
 @require_POST
 async def rename(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
     """A new name; from the workspace's side column (htmx), the list comes back with it."""
-    thread = await _own(request, conversation_id)
+    thread = await own_conversation(request, conversation_id)
     title = " ".join((request.POST.get("title") or "").split())
     problem = (
         "Give the conversation a name."
@@ -124,7 +124,7 @@ async def rename(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse
 @require_http_methods(["GET", "POST"])
 async def delete(request: HtmxHttpRequest, conversation_id: Any) -> HttpResponse:
     """GET: the question, with what will go; POST: gone, with its runs, messages and files."""
-    thread = await _own(request, conversation_id)
+    thread = await own_conversation(request, conversation_id)
     if request.method == "GET":
         count = await thread.messages.filter(superseded_at__isnull=True).exclude(role="reasoning").acount()
         return TemplateResponse(

@@ -87,7 +87,7 @@ def answer_text(page: Page) -> str:
 
 
 def sample_growth(
-    page: Page, *, selector: str = ".msg-assistant .msg-text", limit_ms: int = 12_000
+    page: Page, *, selector: str = ".msg-assistant .msg-text", limit_ms: int = 60_000
 ) -> list[Any]:
     """Sample, every 10 ms in the page, the text of the last run's answer until the run ends.
 
