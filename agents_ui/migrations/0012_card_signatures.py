@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents_ui', '0010_run_health'),
+        ('agents_ui', '0011_shared_links'),
     ]
 
     operations = [
