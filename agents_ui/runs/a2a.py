@@ -43,14 +43,25 @@ CANCEL_SECONDS = 5.0
 
 
 async def stored_card(run: Run) -> pb.AgentCard:
-    payload = await (
-        CapabilitySnapshot.objects.filter(
-            endpoint_id=run.conversation.endpoint_id, status=CapabilitySnapshot.Status.DECLARED
+    """The last declared card (the extended one when it was read); none while the latest answer is
+    a card the admin requires signed that is not."""
+    Status = CapabilitySnapshot.Status
+    found = (
+        await CapabilitySnapshot.objects.filter(
+            endpoint_id=run.conversation.endpoint_id, status__in=[Status.DECLARED, Status.UNTRUSTED]
         )
         .order_by("-last_seen_at")
-        .values_list("payload", flat=True)
+        .values_list("status", "payload", "extended")
         .afirst()
     )
+    status, payload, extended = found or ("", None, None)
+    if status == Status.UNTRUSTED:
+        raise UnsupportedCapabilityError(
+            "The agent's card is not signed by a key this product trusts, so nothing is sent to it.",
+            capability="a signed Agent Card",
+        )
+    if isinstance(extended, dict) and isinstance(extended.get("payload"), dict):
+        payload = extended["payload"]
     if not isinstance(payload, dict):
         raise UnsupportedCapabilityError(
             "The agent's card could not be read, so there is nothing to send the message by.",
