@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents_ui', '0011_shared_links'),
+        ('agents_ui', '0012_card_signatures'),
     ]
 
     operations = [
