@@ -9,6 +9,9 @@ class AgentsUiConfig(AppConfig):
 
     def ready(self) -> None:
         from agents_ui import people
+        from agents_ui.runs import tracing
+
+        tracing.configure()  # only where OTEL_* variables name an exporter
 
         post_migrate.connect(people.create_everyday_group, sender=self)
         post_save.connect(people.join_everyday_group, sender=settings.AUTH_USER_MODEL)

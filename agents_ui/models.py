@@ -62,6 +62,11 @@ class AgentEndpoint(models.Model):
         BEARER = "bearer", "Bearer token"
         HEADER = "header", "Custom header"
 
+    class SignaturePolicy(models.TextChoices):
+        OFF = "off", "Off: do not check signatures"
+        VERIFY = "verify", "Verify if present: a signature that does not verify is a warning"
+        REQUIRE = "require", "Require: unsigned or not verifying, the agent cannot be used"
+
     name = models.CharField("display name", max_length=120)
     slug = models.SlugField(
         unique=True, max_length=80, help_text="Used in the workspace address /agents/<slug>/."
@@ -106,6 +111,31 @@ class AgentEndpoint(models.Model):
         default=RemoteImages.PROXY,
         help_text="Images the agent names by URL: fetched by this server and shown from it (bounded, "
         "raster images only), or shown as links the person may open.",
+    )
+    # A2A Agent Card signatures: checked against these keys only, never keys the card names.
+    signature_policy = models.CharField(
+        "card signatures",
+        max_length=8,
+        choices=SignaturePolicy.choices,
+        default=SignaturePolicy.VERIFY,
+        help_text="A2A: whether its Agent Card must be signed by one of the keys below.",
+    )
+    signing_keys = models.JSONField(
+        "signing keys (JWKS)",
+        null=True,
+        blank=True,
+        help_text='The public keys that may sign its card, as a JWKS: {"keys": [{"kid": ..., "kty": ...}]}.',
+    )
+    signing_keys_url = models.URLField(
+        "signing keys URL",
+        max_length=500,
+        blank=True,
+        validators=[validate_agent_url],
+        help_text="A JWKS URL, fetched by this server (through its address guard, no credential sent) "
+        "at each discovery. A signature's “jku” is honoured only when it is this very URL.",
+    )
+    signer_name = models.CharField(
+        "signer", max_length=120, blank=True, help_text="Who holds those keys, as people should read it."
     )
     enabled = models.BooleanField(default=True)
     is_demo = models.BooleanField("demo agent", default=False, editable=False)
@@ -194,6 +224,8 @@ class CapabilitySnapshot(models.Model):
         UNREACHABLE = "unreachable", "Unreachable"
         # A valid A2A Agent Card offering no interface the client speaks (gRPC only, say).
         UNSUPPORTED = "unsupported", "Interface not supported"
+        # An A2A card an admin requires signed, unsigned or not verifying: the agent cannot be used.
+        UNTRUSTED = "untrusted", "Signature required"
 
     endpoint = models.ForeignKey(AgentEndpoint, on_delete=models.CASCADE, related_name="snapshots")
     status = models.CharField(max_length=16, choices=Status.choices)
@@ -201,6 +233,10 @@ class CapabilitySnapshot(models.Model):
     source = models.CharField(max_length=500, help_text="The URL the declaration was read from.")
     payload = models.JSONField(null=True, blank=True, help_text="The declaration as received.")
     error = models.TextField(blank=True, help_text="Why it is invalid or unreachable.")
+    # A2A: what checking the card's signatures found (agents_ui.sdk.a2a.signing.SignatureCheck).
+    signature = models.JSONField(null=True, blank=True)
+    # A2A: the extended card asked with the credential: {"payload", "signature", "error"}.
+    extended = models.JSONField(null=True, blank=True)
     first_seen_at = models.DateTimeField(auto_now_add=True)
     last_seen_at = models.DateTimeField()
 
@@ -276,6 +312,8 @@ class Run(models.Model):
     superseded_at = models.DateTimeField(null=True, blank=True)
     # The composer's token for the message this run answers: a second submit of it gets this run.
     client_token = models.CharField(max_length=64, blank=True, default="", editable=False)
+    # The run's OpenTelemetry trace (32 hex digits), when tracing was on: shown to staff.
+    trace_id = models.CharField(max_length=32, blank=True, default="", editable=False)
 
     class Meta:
         ordering = ["created_at"]

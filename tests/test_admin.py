@@ -540,3 +540,37 @@ def test_staff_preview_a_disabled_endpoint_with_a_banner(client, agents):
     assert "flash-preview" in html and "Preview: Draft agent" in html and "disabled" in html
     assert 'data-control="tools"' in html  # the current declaration's controls
     assert client.get("/agents/draft/").status_code == 404  # without ?preview, as for anyone
+
+
+def test_card_signing_keys_are_checked_in_the_form_and_nothing_typed_is_lost(admin_client):
+    from tests.support.card_signing import SigningKey
+
+    typed = '{"keys": [{"kty": "oct", "kid": "shared", "k": "c2VjcmV0"}]}'
+    form = add_form(protocol="a2a", signature_policy="require", signing_keys=typed)
+    response = admin_client.post("/admin/agents_ui/agentendpoint/add/", form)
+    page = response.content.decode()
+    assert response.status_code == 200 and "This key set cannot be used" in page
+    assert "only public keys of type EC, RSA, OKP sign cards" in page
+    assert "&quot;kid&quot;: &quot;shared&quot;" in page  # the admin's text is still in the field
+    assert not AgentEndpoint.objects.exists()
+
+    response = admin_client.post(
+        "/admin/agents_ui/agentendpoint/add/", add_form(protocol="a2a", signing_keys='{"keys": [')
+    )
+    assert "Enter a valid JSON" in response.content.decode()
+    assert '{&quot;keys&quot;: [</textarea>' in response.content.decode()
+
+    response = admin_client.post(
+        "/admin/agents_ui/agentendpoint/add/", add_form(protocol="a2a", signature_policy="require")
+    )
+    assert "To require a signature, paste the keys" in response.content.decode()
+
+    key = SigningKey("k1")
+    import json
+
+    keys = json.dumps(key.key_set)
+    form = add_form(protocol="a2a", signature_policy="require", signing_keys=keys, signer_name="Echo Corp")
+    response = admin_client.post("/admin/agents_ui/agentendpoint/add/", form)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    endpoint = AgentEndpoint.objects.get(slug="weather")
+    assert endpoint.signing_keys == key.key_set and endpoint.signature_policy == "require"

@@ -70,6 +70,8 @@ def connection_message(check: ConnectionCheck) -> tuple[int, str]:
         return messages.WARNING, head + text
     if found.status == Status.UNSUPPORTED:
         return messages.WARNING, endpoint.scrub(head + f"no interface this product can use: {found.error}")
+    if found.status == Status.UNTRUSTED:
+        return messages.WARNING, endpoint.scrub(head + f"signature required: {found.error}")
     return messages.WARNING, endpoint.scrub(head + f"invalid declaration: {found.error}")
 
 
@@ -94,6 +96,10 @@ def rediscovery_message(
     if found.status == Status.INVALID:
         return messages.WARNING, endpoint.scrub(
             f"{endpoint.name}: invalid declaration: {found.error}; {news}."
+        )
+    if found.status in (Status.UNTRUSTED, Status.UNSUPPORTED):
+        return messages.WARNING, endpoint.scrub(
+            f"{endpoint.name}: {Status(found.status).label.lower()}: {found.error}; {news}."
         )
     return messages.ERROR, endpoint.scrub(f"{endpoint.name}: unreachable: {found.error}; {news}.")
 

@@ -86,6 +86,14 @@ class AgentEndpointAdmin(admin.ModelAdmin):
             },
         ),
         (
+            "Card signing keys",
+            {
+                "fields": ["signature_policy", "signing_keys", "signing_keys_url", "signer_name"],
+                "description": "A2A: the keys its Agent Card must be signed with. Only these are "
+                "trusted: a key or key set URL the card itself names is never fetched.",
+            },
+        ),
+        (
             "Who may use it",
             {
                 "fields": ["access_summary", "allowed_groups"],
@@ -167,10 +175,11 @@ class AgentEndpointAdmin(admin.ModelAdmin):
             else ""
         )
         return format_html(
-            "{} · hash <code>{}</code> · from <code>{}</code><br>{}{}",
+            "{} · hash <code>{}</code> · from <code>{}</code>{}<br>{}{}",
             status_html(snapshot.status, snapshot.last_seen_at),
             snapshot.content_hash[:8],
             snapshot.source,
+            history.signature_html(obj, snapshot),
             link,
             error,
         )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 
 from agents_ui.decisions import CONTROL_LABELS, CONTROL_NAMES
 from agents_ui.models import AgentEndpoint
+from agents_ui.sdk.a2a.signing import KeySetError, parse_key_set
 
 OVERRIDE_CHOICES = [
     ("", "Follow the agent"),
@@ -38,6 +41,15 @@ def _with_override_fields(form_class: type[forms.ModelForm]) -> type[forms.Model
     return form_class
 
 
+class KeySetField(forms.JSONField):
+    """A pasted JWKS: empty when there is none (not "null"), indented when there is."""
+
+    def prepare_value(self, value: object) -> object:
+        if value is None or isinstance(value, forms.fields.InvalidJSONInput):
+            return value or ""
+        return json.dumps(value, ensure_ascii=False, indent=2)
+
+
 @_with_override_fields
 class AgentEndpointForm(forms.ModelForm):
     """The credential is write-only: never rendered back, kept when left empty, cleared on request."""
@@ -56,18 +68,36 @@ class AgentEndpointForm(forms.ModelForm):
         fields = [
             "name", "slug", "description", "protocol", "enabled", "base_url", "discovery_url",
             "connect_timeout", "read_timeout", "remote_images", "auth_kind", "auth_header_name",
-            "allowed_groups",
+            "allowed_groups", "signature_policy", "signing_keys", "signing_keys_url", "signer_name",
         ]  # fmt: skip
+        field_classes = {"signing_keys": KeySetField}
+        widgets = {"signing_keys": forms.Textarea(attrs={"rows": 6, "class": "vLargeTextField mono"})}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        if "remote_images" in self.fields:
-            self.fields["remote_images"].required = False
+        for name in ("remote_images", "signature_policy"):
+            if name in self.fields:
+                self.fields[name].required = False
         current = self.instance.overrides or {}
         for control in OVERRIDABLE_CONTROLS:
             name = override_field_name(control)
             if name in self.fields and current.get(control) in {"hide", "allow"}:
                 self.initial[name] = current[control]
+
+    def clean_signature_policy(self) -> str:
+        # A form posted without the setting (an older script) keeps the default: verify if present.
+        return self.cleaned_data.get("signature_policy") or AgentEndpoint.SignaturePolicy.VERIFY
+
+    def clean_signing_keys(self) -> object:
+        """A pasted key set must be public signing keys the verifier can use: said here, not at discovery."""
+        keys = self.cleaned_data.get("signing_keys")
+        if keys in (None, "", {}, []):
+            return None
+        try:
+            parse_key_set(keys)
+        except KeySetError as exc:
+            raise forms.ValidationError(f"This key set cannot be used: {exc}", code="key_set") from exc
+        return keys
 
     def clean_remote_images(self) -> str:
         # A form posted without the setting (an older script) keeps the default: proxied.
@@ -80,6 +110,16 @@ class AgentEndpointForm(forms.ModelForm):
             cleaned["credential"] = ""
         elif not new_credential:
             cleaned["credential"] = self.instance.credential if self.instance.pk else ""
+        if (
+            cleaned.get("signature_policy") == AgentEndpoint.SignaturePolicy.REQUIRE
+            and not cleaned.get("signing_keys")
+            and not cleaned.get("signing_keys_url")
+            and "signing_keys" not in self.errors
+        ):
+            self.add_error(
+                "signature_policy",
+                "To require a signature, paste the keys that may sign its card or enter their URL.",
+            )
         kind = cleaned.get("auth_kind")
         if kind and kind != AgentEndpoint.AuthKind.NONE and not cleaned.get("credential"):
             self.add_error("credential", "Enter the credential for this kind of authentication.")

@@ -16,8 +16,11 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from agents_ui.admin.listing import age
+from agents_ui.endpoints.signatures import card_signature
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 from agents_ui.snapshot_diff import Declaration, diff_declarations
 
@@ -44,6 +47,7 @@ def declarations_page(
             "error": endpoint.scrub(snapshot.error),
             "first_age": age(snapshot.first_seen_at),
             "last_age": age(snapshot.last_seen_at),
+            "signature": signature_html(endpoint, snapshot),
         }
         for index, snapshot in enumerate(snapshots)
     ]
@@ -55,6 +59,25 @@ def declarations_page(
         "default_b": snapshots[0].pk if snapshots else None,
     }
     return TemplateResponse(request, "admin/agents_ui/agentendpoint/declarations.html", context)
+
+
+def signature_html(endpoint: AgentEndpoint, snapshot: CapabilitySnapshot) -> SafeString | str:
+    """ " · Signed by key k1 (ES256)", or why not, and what became of its extended card."""
+    found = card_signature(endpoint, snapshot.signature)
+    extended = snapshot.extended if isinstance(snapshot.extended, dict) else {}
+    note = (
+        "extended card read"
+        if isinstance(extended.get("payload"), dict)
+        else endpoint.scrub(str(extended.get("error") or ""))
+    )
+    if found is None and not note:
+        return ""
+    return format_html(
+        ' · <span class="signature signature-{}">{}</span>{}',
+        found.state if found else "unchecked",
+        (found.summary + (f" ({found.algorithm})" if found.algorithm else "")) if found else "not checked",
+        format_html(' · <span class="extended-card">{}</span>', note) if note else "",
+    )
 
 
 def diff_page(request: HttpRequest, endpoint: AgentEndpoint, page: dict[str, Any]) -> HttpResponse:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from agents_ui.demo.a2a import signing
 from agents_ui.demo.agui.base import AgUiDemoAgent
 from agents_ui.demo.agui.booking import BookingDesk
 from agents_ui.demo.agui.cipher import Cipher
@@ -199,14 +200,21 @@ def credential_fields() -> dict[str, str]:
     }
 
 
+def signing_fields(demo: DemoAgent) -> dict[str, object]:
+    """An A2A demo's card is signed by this installation's demo key: its endpoint trusts that key."""
+    if demo.protocol != A2A:
+        return {}
+    return {"signing_keys": signing.key_set(), "signer_name": signing.SIGNER}
+
+
 @transaction.atomic
 def register_demo_agents(base_url: str, *, create_missing: bool = True) -> list[AgentEndpoint]:
     """Create the missing demo endpoints and point the existing ones at `base_url`. Idempotent.
 
     Existing demo endpoints keep everything an admin may have changed (name, enabled, access);
-    only their URL and their credential follow the server, so a new port or a new SECRET_KEY keeps
-    them working. A slug already taken by an admin's own (non-demo) endpoint is left alone. Returns
-    the demo endpoints that now exist.
+    only their URL, their credential and their card signing key follow the server, so a new port or a
+    new SECRET_KEY keeps them working. A slug already taken by an admin's own (non-demo) endpoint is
+    left alone. Returns the demo endpoints that now exist.
     """
     endpoints = []
     existing = {
@@ -227,13 +235,14 @@ def register_demo_agents(base_url: str, *, create_missing: bool = True) -> list[
                 base_url=url,
                 is_demo=True,
                 **credentials,
+                **signing_fields(demo),
             )
             endpoint.full_clean()
             endpoint.save()
         elif not endpoint.is_demo:
             continue
         else:
-            current = {"base_url": url, **credentials}
+            current = {"base_url": url, **credentials, **signing_fields(demo)}
             changed = [name for name, value in current.items() if getattr(endpoint, name) != value]
             if changed:
                 for name in changed:

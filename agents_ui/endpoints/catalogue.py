@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from agents_ui.capabilities.values import SkillInfo
 from agents_ui.decisions import Plan
 from agents_ui.endpoints.discovery import Discovery
+from agents_ui.endpoints.signatures import card_signature
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 
 Status = CapabilitySnapshot.Status
@@ -66,6 +67,12 @@ def status_line(discovery: Discovery, plan: Plan | None = None) -> StatusLine:
         return StatusLine("invalid", "Invalid declaration")
     if discovery.status == Status.UNSUPPORTED:
         return StatusLine("unsupported", "Interface not supported")
+    if discovery.status == Status.UNTRUSTED:
+        unsigned = (discovery.signature or {}).get("state") == "unsigned"
+        return StatusLine(
+            "untrusted", "Signature required: its card is unsigned" if unsigned else "Signature required: "
+            "its card's signature does not verify"
+        )
     if discovery.last_known_at:
         return StatusLine("unreachable", "Unreachable, last known from")
     return StatusLine("unreachable", "Unreachable")
@@ -122,6 +129,8 @@ def entry_for(endpoint: AgentEndpoint, discovery: Discovery, plan: Plan) -> Cata
     if plan["memory"].visible:
         badges.append(Badge("Remembers"))
     _skill_badges(plan, badges, filters)
+    if (signature := card_signature(endpoint, discovery.signature)) is not None:
+        badges.append(Badge(signature.label, signature.tone))
     return CatalogueEntry(endpoint, discovery, plan, badges, filters, status_line(discovery, plan))
 
 

@@ -24,12 +24,14 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from agents_ui.endpoints import card_trust
+from agents_ui.endpoints.card_trust import CardTrust
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.memo import MISSING, Memo
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 from agents_ui.monitoring import metrics
 from agents_ui.sdk import SDK_VERSION, AgentCapabilities, AgentError, PublicExternalAgentPolicy
-from agents_ui.sdk.a2a.client import normalised_card
+from agents_ui.sdk.a2a.client import A2AAgent, normalised_card
 from agents_ui.sdk.a2a.client import pb as a2a_types
 from agents_ui.sdk.agui.client import parse_capabilities
 from agents_ui.sdk.external.client import parse_policy
@@ -56,15 +58,26 @@ class Discovery:
     last_known_at: datetime | None = None
     # Names the declaration the plan is built from (its snapshot's hash): parsed once per process.
     digest: str = ""
+    # A2A: what checking the card's signatures found (sdk.a2a.signing.SignatureCheck as JSON), and
+    # the extended card asked with the credential ({"payload", "signature"} or {"error"}).
+    signature: dict[str, Any] | None = None
+    extended: dict[str, Any] | None = None
 
     @property
     def declaration(self) -> dict[str, Any] | None:
-        """The declaration the plan is built from: the current one, or the last known one."""
-        if self.status == Status.DECLARED:
-            return self.raw
-        if self.status == Status.UNREACHABLE:
-            return self.last_known
-        return None
+        """The declaration the plan is built from: the current one, or the last known one (an A2A
+        agent's extended card when it gave one)."""
+        if self.status not in (Status.DECLARED, Status.UNREACHABLE):
+            return None
+        extended = (self.extended or {}).get("payload")
+        if isinstance(extended, dict):
+            return extended
+        return self.raw if self.status == Status.DECLARED else self.last_known
+
+    @property
+    def refused(self) -> bool:
+        """The admin's rules refuse this agent (its card must be signed, and is not): not usable."""
+        return self.status == Status.UNTRUSTED
 
     @property
     def in_words(self) -> str:
@@ -77,6 +90,13 @@ class Discovery:
             return "Its declaration of what it can do is not valid."
         if self.status == Status.UNSUPPORTED:
             return "It offers only connections this product cannot use."
+        if self.status == Status.UNTRUSTED:
+            if (self.signature or {}).get("state") == "unsigned":
+                return "Its card must be signed, and it is not: an administrator requires a signature."
+            return (
+                "Its card must be signed, and its signature does not verify with the keys "
+                "an administrator set."
+            )
         return ""
 
     @cached_property
@@ -155,10 +175,14 @@ def discovery_timeout(endpoint: AgentEndpoint) -> float:
     return min(endpoint.connect_timeout + endpoint.read_timeout, settings.AGENTS_UI_DISCOVERY_TIMEOUT)
 
 
-async def probe(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> Discovery:
-    """Ask one endpoint now (no cache, nothing stored); an echoed credential is blanked out."""
+async def probe(endpoint: AgentEndpoint, client: httpx.AsyncClient, *, refresh: bool = False) -> Discovery:
+    """Ask one endpoint now (no cache, nothing stored); an echoed credential is blanked out.
+
+    An A2A card's signature is checked and its extended card read within the same time (`refresh`:
+    the signing keys at the endpoint's URL are fetched again, not taken from the cache)."""
     agent = sdk_client(endpoint, client)
     limit = discovery_timeout(endpoint)
+    deadline = asyncio.get_running_loop().time() + limit
     try:
         result = await asyncio.wait_for(agent.discover(), timeout=limit)
     except TimeoutError:
@@ -170,20 +194,30 @@ async def probe(endpoint: AgentEndpoint, client: httpx.AsyncClient) -> Discovery
             checked_at=timezone.now(),
             error=f"No answer within {limit:g} seconds.",
         )
+    trust = CardTrust(result.status)
+    if isinstance(agent, A2AAgent):  # what is left of the time: a slow extended card keeps the card
+        trust = await card_trust.weigh(endpoint, agent, result, client, refresh=refresh, deadline=deadline)
     raw = result.raw if isinstance(result.raw, dict) else None
     return Discovery(
         endpoint_id=endpoint.pk,
         protocol=endpoint.protocol,
-        status=result.status,
+        status=trust.status,
         source_url=result.source_url,
         checked_at=timezone.now(),
         raw=endpoint.scrub_payload(raw),
-        error=endpoint.scrub(result.error or ""),
+        error=endpoint.scrub(result.error or trust.error or ""),
+        signature=trust.signature,
+        extended=trust.extended,
     )
 
 
 def content_hash(discovery: Discovery) -> str:
-    body = json.dumps({"status": discovery.status, "payload": discovery.raw}, sort_keys=True, default=str)
+    content: dict[str, Any] = {"status": discovery.status, "payload": discovery.raw}
+    # Only A2A cards have these: every other declaration keeps the hash it always had.
+    for name in ("signature", "extended"):
+        if getattr(discovery, name) is not None:
+            content[name] = getattr(discovery, name)
+    body = json.dumps(content, sort_keys=True, default=str)
     return hashlib.sha256(body.encode()).hexdigest()
 
 
@@ -214,6 +248,8 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
                     source=discovery.source_url[:500],
                     payload=discovery.raw,
                     error=discovery.error,
+                    signature=discovery.signature,
+                    extended=discovery.extended,
                     last_seen_at=now,
                 )
             )
@@ -226,6 +262,8 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
                 last_known=known.payload,
                 last_known_at=known.last_seen_at,
                 digest=known.content_hash,
+                signature=known.signature,
+                extended=known.extended,
             )
         enriched.append(discovery)
     with transaction.atomic():
@@ -236,9 +274,9 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
     return enriched
 
 
-async def _probe_alone(endpoint: AgentEndpoint) -> Discovery:
+async def _probe_alone(endpoint: AgentEndpoint, refresh: bool) -> Discovery:
     async with streaming_agent_client() as client:
-        return await probe(endpoint, client)
+        return await probe(endpoint, client, refresh=refresh)
 
 
 # The shared cache (Redis, or local memory) is the truth for every server process; each process
@@ -273,9 +311,9 @@ async def discover(
             # A client per agent, each request on a connection of its own: httpcore's pool costs
             # O(requests x connections) per request, which a shared pool pays many times over on a
             # cold catalogue, and the streaming client costs less CPU per request besides.
-            fetched = await asyncio.gather(*(_probe_alone(e) for e in missing))
+            fetched = await asyncio.gather(*(_probe_alone(e, refresh) for e in missing))
         else:
-            fetched = await asyncio.gather(*(probe(e, client) for e in missing))
+            fetched = await asyncio.gather(*(probe(e, client, refresh=refresh) for e in missing))
         fetched = await sync_to_async(_record, thread_sensitive=True)(list(fetched))
         _count_failures(missing, fetched)
         await cache.aset_many(

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from agents_ui.models import Attachment, CapabilitySnapshot, Conversation, Message, Run
+from agents_ui.runs import tracing
 from agents_ui.sdk import (
     AgentError,
     AgentUnreachableError,
@@ -42,14 +43,25 @@ CANCEL_SECONDS = 5.0
 
 
 async def stored_card(run: Run) -> pb.AgentCard:
-    payload = await (
-        CapabilitySnapshot.objects.filter(
-            endpoint_id=run.conversation.endpoint_id, status=CapabilitySnapshot.Status.DECLARED
+    """The last declared card (the extended one when it was read); none while the latest answer is
+    a card the admin requires signed that is not."""
+    Status = CapabilitySnapshot.Status
+    found = (
+        await CapabilitySnapshot.objects.filter(
+            endpoint_id=run.conversation.endpoint_id, status__in=[Status.DECLARED, Status.UNTRUSTED]
         )
         .order_by("-last_seen_at")
-        .values_list("payload", flat=True)
+        .values_list("status", "payload", "extended")
         .afirst()
     )
+    status, payload, extended = found or ("", None, None)
+    if status == Status.UNTRUSTED:
+        raise UnsupportedCapabilityError(
+            "The agent's card is not signed by a key this product trusts, so nothing is sent to it.",
+            capability="a signed Agent Card",
+        )
+    if isinstance(extended, dict) and isinstance(extended.get("payload"), dict):
+        payload = extended["payload"]
     if not isinstance(payload, dict):
         raise UnsupportedCapabilityError(
             "The agent's card could not be read, so there is nothing to send the message by.",
@@ -128,9 +140,11 @@ async def a2a_events(
     conversation = run.conversation
     seen = {"task_id": message.task_id, "finished": False}
 
-    async def follow(events: AsyncIterator[pb.StreamResponse]) -> AsyncIterator[pb.StreamResponse]:
+    async def follow(events: AsyncIterator[pb.StreamResponse], call: Any) -> AsyncIterator[pb.StreamResponse]:
         async for event in events:
             task_id, context_id, state = _ids(event)
+            if call:
+                call.observe(task_id, context_id, state)
             seen["task_id"] = task_id or seen["task_id"]
             if context_id and context_id != conversation.remote_id:
                 conversation.remote_id = context_id[:200]
@@ -142,8 +156,11 @@ async def a2a_events(
 
     try:
         try:
-            async for event in follow(agent.send(card, message, stream=stream, extensions=extensions)):
-                yield event
+            method = "SendStreamingMessage" if stream else "SendMessage"
+            sent = agent.send(card, message, stream=stream, extensions=extensions)
+            with tracing.a2a_call(method, message.task_id) as call:
+                async for event in follow(sent, call):
+                    yield event
         except (AgentUnreachableError, ProtocolError) as exc:
             cut = (
                 stream and seen["task_id"] and not seen["finished"] and not isinstance(exc, RunTooLargeError)
@@ -151,8 +168,10 @@ async def a2a_events(
             if not cut:
                 raise
             logger.info("the stream of A2A task %s was cut (%s): following it again", seen["task_id"], exc)
-            async for event in follow(agent.subscribe(card, seen["task_id"], extensions=extensions)):
-                yield event
+            again = agent.subscribe(card, seen["task_id"], extensions=extensions)
+            with tracing.reconnect(str(exc)), tracing.a2a_call("SubscribeToTask", seen["task_id"]) as call:
+                async for event in follow(again, call):
+                    yield event
         seen["finished"] = True
     finally:
         if not seen["finished"] and seen["task_id"]:
@@ -188,6 +207,7 @@ def _ids(event: pb.StreamResponse) -> tuple[str, str, int]:
 
 async def _cancel(agent: A2AAgent, card: pb.AgentCard, task_id: str) -> None:
     try:
-        await asyncio.shield(asyncio.wait_for(agent.cancel(card, task_id), timeout=CANCEL_SECONDS))
+        with tracing.a2a_call("CancelTask", task_id):
+            await asyncio.shield(asyncio.wait_for(agent.cancel(card, task_id), timeout=CANCEL_SECONDS))
     except (AgentError, TimeoutError, asyncio.CancelledError) as exc:
         logger.info("cancelling A2A task %s did not complete: %s", task_id, exc)

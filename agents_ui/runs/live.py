@@ -33,6 +33,7 @@ from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
 from agents_ui.monitoring.runs import RunWatch, token_counts
+from agents_ui.runs import tracing
 from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.protocols import RunContext, adapter_for
 from agents_ui.runs.registry import LIVE, live_run
@@ -242,6 +243,7 @@ def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
     `plan` says (without one: a stream, not resumed, the last state sent back)."""
     live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan))
     LIVE[live.run_id] = live
+    tracing.started_by_request(live.run_id)
     # A fresh context: the run outlives the request that started it, and must not hold that request's
     # database thread (its writes go through the process's one writer).
     live.task = asyncio.get_running_loop().create_task(
@@ -269,7 +271,11 @@ async def _drive(run: Run, live: LiveRun) -> None:
     conversation = live.conversation = run.conversation
     endpoint = conversation.endpoint
     writer = writer_for_loop()
-    await Run.objects.filter(pk=run.pk).aupdate(status=Run.Status.RUNNING, started_at=timezone.now())
+    traced = tracing.start(run, live)  # None unless tracing is on
+    if traced:
+        traced.attach()
+    begun = {"status": Run.Status.RUNNING, "started_at": timezone.now()}
+    await Run.objects.filter(pk=run.pk).aupdate(**begun, **({"trace_id": traced.trace_id} if traced else {}))
     watch = live.watch = RunWatch(run.pk, conversation.pk, endpoint.slug, endpoint.protocol)
     # A MESSAGES_SNAPSHOT repeats earlier answers: they are saved once, with the run that said them.
     async for role, remote_id in (
@@ -282,8 +288,12 @@ async def _drive(run: Run, live: LiveRun) -> None:
     writer.add(live)
     try:
         async with streaming_agent_client() as client:
+            if traced:
+                traced.instrument(client)
             agent = sdk_client(endpoint, client)
             earlier = await sync_to_async(thread_runs)(conversation, before=run)
+            if traced:
+                await traced.waited(run, earlier)
             # The same (still empty) transcript, so that whoever follows it already keeps it.
             live.builder = TranscriptBuilder(live.transcript, earlier=[t for _, t in earlier])
             live.earlier_runs = [r for r, _ in earlier]
@@ -300,18 +310,26 @@ async def _drive(run: Run, live: LiveRun) -> None:
                         watch.saw_first_event()
                     event, raw = item if isinstance(item, tuple) else (item, None)
                     live.apply(event, raw)
+                    if traced:
+                        traced.observe(live.transcript)
                     if live.stopped_elsewhere:
                         raise asyncio.CancelledError  # stopped from another server process
     except asyncio.CancelledError:
         status, error = Run.Status.CANCELLED, live.stop_reason
     except RunLimitReached as exc:
         status, error = Run.Status.FAILED, str(exc)
+        if traced:
+            traced.fail(exc, "run_too_large")
         logger.info("run %s stopped at a limit: %s", run.pk, exc)
     except AgentError as exc:
         status, error = Run.Status.FAILED, errors.describe(exc)
+        if traced:
+            traced.fail(exc)
         logger.info("run %s failed: %s", run.pk, exc.code)
-    except Exception:
+    except Exception as exc:
         logger.exception("run %s failed unexpectedly", run.pk)
+        if traced:
+            traced.fail(exc)
         status, error = Run.Status.FAILED, "Something went wrong while reading the agent's answer."
     if status == Run.Status.RUNNING:
         status, error = _final_status(live.transcript)
@@ -327,6 +345,9 @@ async def _drive(run: Run, live: LiveRun) -> None:
         await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
         await _remember_observations(endpoint, live.transcript)
     finally:
+        if traced:
+            traced.finish(live)
+            traced.detach()
         live.done = True
         live.notify()
         LIVE.pop(live.run_id, None)

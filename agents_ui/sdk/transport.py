@@ -100,9 +100,10 @@ async def raise_for_status(response: httpx.Response) -> None:
     raise error_from_response(response.status_code, body, response.headers)
 
 
-def check_content_type(response: httpx.Response, expected: str, what: str) -> None:
+def check_content_type(response: httpx.Response, expected: str | tuple[str, ...], what: str) -> None:
     content_type = response.headers.get("content-type", "")
-    if content_type.split(";", 1)[0].strip().lower() != expected:
+    allowed = (expected,) if isinstance(expected, str) else expected
+    if content_type.split(";", 1)[0].strip().lower() not in allowed:
         shown = content_type or "no content type"
         raise ProtocolError(f"{what}: the agent answered {shown!r}, expected {expected!r}")
 
@@ -126,9 +127,10 @@ async def read_json(
     *,
     limit: int = MAX_JSON_BODY_BYTES,
     max_depth: int = MAX_JSON_DEPTH,
+    content_types: tuple[str, ...] = ("application/json",),
 ) -> Any:
     """The JSON body of a 2xx answer, or ProtocolError saying what is wrong with it."""
-    check_content_type(response, "application/json", what)
+    check_content_type(response, content_types, what)
     body, too_large = await _read_limited(response, limit)
     if too_large:
         raise BodyTooLargeError(f"{what}: the agent's answer is larger than {limit} bytes")

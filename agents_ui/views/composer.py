@@ -51,6 +51,8 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if token and (earlier := await sync_to_async(_sent_before)(user, token)):
         return await _sent(request, *earlier, plan)  # the same message submitted again: its first run
     try:
+        if discovery.refused:
+            raise ComposerError(f"This agent cannot be used. {discovery.in_words} Your message was not sent.")
         if discovery.needs_newer_client:
             raise ComposerError(
                 f"This agent needs a newer client (SDK {discovery.min_version} or later) and refuses "

@@ -18,6 +18,7 @@ from agents_ui.display.run_view import RunView
 from agents_ui.display.state_tree import state_tree
 from agents_ui.display.values import pretty_json
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
+from agents_ui.endpoints.signatures import card_signature, extended_card
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Feedback, Message, Run
 from agents_ui.runs.history import thought_seconds, thread_runs
 from agents_ui.runs.inputs import host_context, host_context_candidates
@@ -64,7 +65,10 @@ async def render_workspace(
         "plan": plan,
         "controls": [plan[name] for name in CONTROL_NAMES],
         "prepare_error": inputs.prepare_error,
+        "card_signature": card_signature(endpoint, discovery.signature),
+        "extended_card": extended_card(endpoint, discovery),
         "raw_declaration": _pretty(discovery.raw if discovery.raw is not None else discovery.last_known),
+        "raw_extended": _pretty((discovery.extended or {}).get("payload")),
         "raw_negotiation": _pretty(prepared.negotiated.model_dump(mode="json")) if prepared else "",
         "conversation": conversation,
         "turns": turns,

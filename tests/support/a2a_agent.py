@@ -3,7 +3,11 @@
 `A2ATestAgent(streaming=..., bindings=...)` serves, on a free loopback port, an Agent Card and the
 SDK's JSON-RPC (and HTTP+JSON) routes. `card_override` replaces the card's JSON (a card that fails
 validation); `card_edit` changes the card it serves (a skill of its own, other input modes);
-`bindings=("GRPC",)` declares only an interface the client cannot use. What it answers:
+`bindings=("GRPC",)` declares only an interface the client cannot use. `extended_edit` makes the card
+declare an extended card (`capabilities.extendedAgentCard`): GetExtendedAgentCard answers the card
+with that edit (an extra skill, a signature), only to a request carrying `X-Api-Key: extended_key`
+(each request's headers are kept in `extended_requests`); `key_set` is served at `/jwks.json`
+(`key_set_requests` counts them). What it answers:
 
 - "ask ...": input-required ("Which colour?"); the answer in the same task completes it, echoing it;
 - "fail": failed, with a reason; "reject": rejected; "auth": auth-required (the next message in the
@@ -29,6 +33,7 @@ from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.server.routes import create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import a2a_pb2 as pb
+from a2a.utils.errors import InvalidRequestError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -144,7 +149,9 @@ def with_document_intake(card: pb.AgentCard) -> None:
     )
 
 
-def echo_card(base: str, *, streaming: bool = True, bindings: tuple[str, ...] = ("JSONRPC",)) -> pb.AgentCard:
+def echo_card(
+    base: str, *, streaming: bool = True, bindings: tuple[str, ...] = ("JSONRPC",), extended: bool = False
+) -> pb.AgentCard:
     urls = {"JSONRPC": f"{base}/rpc", "HTTP+JSON": f"{base}/rest", "GRPC": "127.0.0.1:1"}
     return pb.AgentCard(
         name="Echo Test Agent",
@@ -155,7 +162,7 @@ def echo_card(base: str, *, streaming: bool = True, bindings: tuple[str, ...] = 
         supported_interfaces=[
             pb.AgentInterface(url=urls[b], protocol_binding=b, protocol_version="1.0") for b in bindings
         ],
-        capabilities=pb.AgentCapabilities(streaming=streaming),
+        capabilities=pb.AgentCapabilities(streaming=streaming, extended_agent_card=extended),
         default_input_modes=["text/plain", "image/png", "text/csv"],
         default_output_modes=["text/markdown", "application/json"],
         skills=[
@@ -180,25 +187,50 @@ class A2ATestAgent(ThreadedUvicorn):
         bindings: tuple[str, ...] = ("JSONRPC",),
         card_override: dict[str, Any] | None = None,
         card_edit: Callable[[pb.AgentCard], None] | None = None,
+        extended_edit: Callable[[pb.AgentCard], None] | None = None,
+        extended_key: str = "extended-secret",
+        key_set: dict[str, Any] | None = None,
     ) -> None:
         self.executor = EchoExecutor()
         self.card_requests = 0
+        self.key_set_requests = 0
+        self.extended_requests: list[dict[str, str]] = []
+        self.extended_delay = 0.0  # seconds the extended card takes (a slow one)
+        extended = extended_edit is not None
+
+        async def extended_card(card: pb.AgentCard, context: Any) -> pb.AgentCard:
+            headers = dict(context.state.get("headers") or {})
+            self.extended_requests.append(headers)
+            await asyncio.sleep(self.extended_delay)
+            if headers.get("x-api-key") != extended_key:
+                raise InvalidRequestError("the extended card is for callers with the key")
+            served = echo_card(self.url, streaming=streaming, bindings=bindings, extended=True)
+            extended_edit(served)
+            return served
+
+        card_kind = {"streaming": streaming, "bindings": bindings, "extended": extended}
         handler = DefaultRequestHandler(
             agent_executor=self.executor,
             task_store=InMemoryTaskStore(),
-            agent_card=echo_card("http://127.0.0.1", streaming=streaming, bindings=bindings),
+            agent_card=echo_card("http://127.0.0.1", **card_kind),
+            extended_agent_card=echo_card("http://127.0.0.1", **card_kind) if extended else None,
+            extended_card_modifier=extended_card if extended else None,
         )
 
         async def card(request: Request) -> JSONResponse:
             self.card_requests += 1
             if card_override is not None:
                 return JSONResponse(card_override)
-            served = echo_card(self.url, streaming=streaming, bindings=bindings)
+            served = echo_card(self.url, **card_kind)
             if card_edit is not None:
                 card_edit(served)
             return JSONResponse(agent_card_to_dict(served))
 
-        routes: list[Any] = [Route("/.well-known/agent-card.json", card)]
+        async def jwks(request: Request) -> JSONResponse:
+            self.key_set_requests += 1
+            return JSONResponse(key_set or {}, media_type="application/jwk-set+json")
+
+        routes: list[Any] = [Route("/.well-known/agent-card.json", card), Route("/jwks.json", jwks)]
         routes += create_jsonrpc_routes(handler, rpc_url="/rpc")
         routes += create_rest_routes(handler, path_prefix="/rest")
         super().__init__(Starlette(routes=routes))

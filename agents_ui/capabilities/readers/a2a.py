@@ -280,7 +280,9 @@ def _extensions(doc: Document) -> tuple[Provenance, ...]:
     if doc.at("capabilities.extendedAgentCard") is True:
         found.append(
             doc.provenance(
-                "capabilities.extendedAgentCard", note="an extended card for signed-in clients: not read"
+                "capabilities.extendedAgentCard",
+                note="an extended card for authenticated clients: asked with the endpoint's credential "
+                "at discovery; when read, the plan is built from it",
             )
         )
     rest = {key: value for key, value in doc.raw.items() if key not in READ_FIELDS}

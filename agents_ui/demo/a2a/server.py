@@ -3,7 +3,8 @@
 Mounted in front of Django (project/asgi.py) at /demo-a2a/<slug>/: the Agent Card at
 `.well-known/agent-card.json` (open, as a real agent's is) and JSON-RPC at `rpc`, which answers only
 this installation's demo key (agents_ui.demo.gate), and only while the demo agents are on. The card
-names the interface at the address it was asked at, so the agent works behind any host and port.
+names the interface at the address it was asked at, so the agent works behind any host and port, and
+is signed by this installation's demo key (agents_ui.demo.a2a.signing).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from agents_ui.demo import gate
-from agents_ui.demo.a2a import trip_planner
+from agents_ui.demo.a2a import signing, trip_planner
 
 PREFIX = "/demo-a2a/"
 CARD = ".well-known/agent-card.json"
@@ -47,7 +48,7 @@ def _application() -> Starlette:
         routes += create_jsonrpc_routes(handler, rpc_url=rpc_path(slug))
 
         async def card(request: Request, slug: str = slug) -> JSONResponse:
-            return JSONResponse(agent_card_to_dict(_card_for(slug, str(request.base_url))))
+            return JSONResponse(agent_card_to_dict(signing.signed(_card_for(slug, str(request.base_url)))))
 
         routes.append(Route(f"{PREFIX}{slug}/{CARD}", card, methods=["GET"]))
     return Starlette(routes=routes)

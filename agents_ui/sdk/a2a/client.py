@@ -14,6 +14,7 @@ No Django import in here.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -199,16 +200,29 @@ def translate(exc: BaseException) -> AgentError:
 # --- the client -----------------------------------------------------------------------------------
 
 
+# A call that reads a card (the extended card) cuts its answer at the card's bound, not the run's.
+_CARD_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar("a2a_card_call", default=False)
+
+
+class CardTooLargeError(ProtocolError):
+    """An extended card past MAX_CARD_BYTES, cut as it arrived."""
+
+
 class _CappedStream(httpx.AsyncByteStream):
     """A response body cut once it passes `limit` bytes: the SDK reads SSE lines and JSON bodies
     whole, so an agent's endless line must stop here, before it is buffered."""
 
     def __init__(self, inner: Any, limit: int) -> None:
         self._inner, self._limit, self._seen = inner, limit, 0
+        self._card = _CARD_CALL.get()
+        if self._card:
+            self._limit = min(limit, MAX_CARD_BYTES)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self._inner:
             self._seen += len(chunk)
+            if self._seen > self._limit and self._card:
+                raise CardTooLargeError(f"the extended Agent Card is larger than {size_label(self._limit)}")
             if self._seen > self._limit:
                 raise RunTooLargeError(
                     f"The agent's answer reached {size_label(self._limit)}, the most one run may take, "
@@ -289,6 +303,32 @@ class A2AAgent:
                 error=f"the card offers only {bindings}; this product speaks {', '.join(USABLE_BINDINGS)}",
             )
         return DiscoveryResult("declared", url, declaration=card, raw=body)
+
+    async def extended_card(self, card: pb.AgentCard) -> DiscoveryResult[pb.AgentCard]:
+        """The extended Agent Card (GetExtendedAgentCard), asked with the endpoint's credential and
+        read within the card's bounds; `declared`, or `invalid` / `unreachable` with the error."""
+        url = f"{self.discovery_url} (GetExtendedAgentCard)"
+        token = _CARD_CALL.set(True)
+        try:
+            client = self._sdk_client(card, streaming=False)
+            found = await asyncio.wait_for(
+                client.get_extended_agent_card(pb.GetExtendedAgentCardRequest(), context=self._context()),
+                timeout=self.timeout.read or None,
+            )
+            raw = MessageToDict(found)
+            extended = parse_card(raw)
+        except Exception as exc:
+            # The SDK wraps what the body's reader raised (the cut at the card's size).
+            error = translate(exc.__cause__ if isinstance(exc.__cause__, CardTooLargeError) else exc)
+            status = "invalid" if isinstance(error, ProtocolError) else "unreachable"
+            return DiscoveryResult(status, url, error=str(error), error_code=error.code)
+        finally:
+            _CARD_CALL.reset(token)
+        if usable_interface(extended) is None:
+            return DiscoveryResult(
+                "unsupported", url, raw=raw, error="the extended card offers no interface this product speaks"
+            )
+        return DiscoveryResult("declared", url, declaration=extended, raw=raw)
 
     def _sdk_client(self, card: pb.AgentCard, *, streaming: bool) -> Any:
         _cap_responses(self._client, self.max_total_bytes)
