@@ -558,7 +558,7 @@ def test_card_signing_keys_are_checked_in_the_form_and_nothing_typed_is_lost(adm
         "/admin/agents_ui/agentendpoint/add/", add_form(protocol="a2a", signing_keys='{"keys": [')
     )
     assert "Enter a valid JSON" in response.content.decode()
-    assert '{&quot;keys&quot;: [</textarea>' in response.content.decode()
+    assert "{&quot;keys&quot;: [</textarea>" in response.content.decode()
 
     response = admin_client.post(
         "/admin/agents_ui/agentendpoint/add/", add_form(protocol="a2a", signature_policy="require")

@@ -70,8 +70,10 @@ def status_line(discovery: Discovery, plan: Plan | None = None) -> StatusLine:
     if discovery.status == Status.UNTRUSTED:
         unsigned = (discovery.signature or {}).get("state") == "unsigned"
         return StatusLine(
-            "untrusted", "Signature required: its card is unsigned" if unsigned else "Signature required: "
-            "its card's signature does not verify"
+            "untrusted",
+            "Signature required: its card is unsigned"
+            if unsigned
+            else "Signature required: its card's signature does not verify",
         )
     if discovery.last_known_at:
         return StatusLine("unreachable", "Unreachable, last known from")
