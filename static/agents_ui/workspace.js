@@ -64,7 +64,7 @@
       if (!follow() && jump) jump.hidden = false;
       addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
       tick();  // a request that just arrived counts down at once
-    }).observe(scroller, { childList: true, subtree: true, characterData: true });
+    }).observe(scroller, { childList: true, subtree: true, characterData: true, attributeFilter: ["class"] });  // htmx settles a class after its swap
     // Sizes change without a mutation too (the composer growing, an image laid out).
     if (window.ResizeObserver) {
       var resized = new ResizeObserver(follow);
@@ -240,10 +240,10 @@
       var code = $("code", pre) || pre;
       pre.appendChild(copyButton("Copy code", function () { return code.textContent; }));
     }, root);
-    each(done + ":not([data-copy])", function (msg) {
-      msg.setAttribute("data-copy", "");
+    // Looked for, not marked: a swap may replace the bar that held the button.
+    each(done, function (msg) {
       var text = $(".msg-text", msg);
-      if (!text) return;
+      if (!text || $(".feedback > .copy, .msg-actions > .copy", msg)) return;
       var bar = $(".feedback", msg) || msg.appendChild(el("div", "msg-actions"));
       bar.prepend(copyButton("Copy", function () {
         var clone = text.cloneNode(true);

@@ -394,6 +394,8 @@ def test_a_second_tab_follows_the_same_run(page: Page, demo: str, signed_in, set
     other.goto(page.url)
     wait_run(other)
     wait_run(page)
+    for tab in (page, other):  # a finished answer gets its Copy button: compare once both have it
+        expect(last_run(tab).get_by_role("button", name="Copy", exact=True).first).to_be_visible()
     first = last_run(page).locator(".run-items").inner_text()
     second = last_run(other).locator(".run-items").inner_text()
     assert "Lithium-ion cells still store the most energy for their weight" in first

@@ -211,9 +211,7 @@ def test_going_back_with_an_external_agent_says_what_it_remembers(page: Page, de
     first = Conversation.objects.get().remote_id
     last_run(page).get_by_role("button", name="Regenerate").click()
     expect(
-        page.locator(".messages, [role=status], .alert").filter(
-            has_text="starts a new conversation of its own"
-        )
+        page.locator(".flash, [role=status], .alert").filter(has_text="starts a new conversation of its own")
     ).to_be_visible(timeout=TIMEOUT)
     wait_run(page)
     assert Conversation.objects.get().remote_id not in ("", first)  # the agent's history starts again
