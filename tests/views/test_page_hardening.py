@@ -23,9 +23,7 @@ HANDLER = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.IGNORECASE)
 
 def page_checks(url: str, response) -> None:
     csp = response.get("Content-Security-Policy", "")
-    directives = dict(
-        (part.split(None, 1) + [""])[:2] for part in (p.strip() for p in csp.split(";")) if part
-    )
+    directives = dict([*part.split(None, 1), ""][:2] for part in (p.strip() for p in csp.split(";")) if part)
     script_src = directives.get("script-src", directives.get("default-src", ""))
     assert script_src and "*" not in script_src and "data:" not in script_src, f"{url}: {csp!r}"
     assert "unsafe-inline" not in csp and "unsafe-eval" not in csp, url
@@ -59,7 +57,8 @@ def test_every_page_of_the_product_has_the_csp_and_no_inline_script(owners_clien
         if response.status_code == 200 and response["Content-Type"].startswith("text/html"):
             page_checks(url, response)
             checked.append(name)
-    assert {"catalogue", "workspace", "conversation", "conversations", "shared-links", "shared"} <= set(checked)
+    pages = {"catalogue", "workspace", "conversation", "conversations", "shared-links", "shared"}
+    assert pages <= set(checked)
 
 
 def test_the_sign_in_page_and_the_admin_have_the_csp_and_no_inline_script(client):
