@@ -448,6 +448,9 @@ async def test_every_field_an_agent_controls_reaches_the_page_as_text(fault_agen
     assert "&lt;script&gt;window.__pwned" in seen["workspace (with the explain panel)"]
     assert "window.__pwned" in seen["conversation"]
     assert "{{ 7*7 }}" in seen["conversation"]  # never evaluated as a template
+    # The links in every spelling reached the page, none as an address; so did the activity.
+    assert "link 6" in seen["conversation"] and "vbscript:msgbox(1)" in seen["conversation"]
+    assert 'data-activity="evil&lt;img src=x onerror=' in seen["conversation"]
 
 
 # --- Headers and settings -------------------------------------------------------------------------
