@@ -129,6 +129,16 @@ def rebinding_dns(monkeypatch):
     return asked
 
 
+@pytest.fixture
+def one_address(monkeypatch):
+    """Every name resolves to 127.0.0.1."""
+
+    async def getaddrinfo(loop, host, port, *args, **kwargs):
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", getaddrinfo)
+
+
 @pytest.mark.parametrize("kind", ["pooled", "streaming"])
 async def test_https_connects_to_the_address_it_checked_and_verifies_the_name(
     tls, agent, rebinding_dns, kind
@@ -151,14 +161,9 @@ async def test_https_connects_to_the_address_it_checked_and_verifies_the_name(
     assert seen == [("agent.example.test", f"agent.example.test:{port}")]
 
 
-async def test_a_certificate_for_another_name_is_still_refused(tls, agent, monkeypatch):
+async def test_a_certificate_for_another_name_is_still_refused(tls, agent, one_address):
     _, client_context = tls
     port, seen = agent
-
-    async def getaddrinfo(loop, host, port, *args, **kwargs):
-        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
-
-    monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", getaddrinfo)
     inner = StreamingHTTPTransport(verify=client_context)
     async with streaming_agent_client(allow_private=True, inner=inner) as client:
         with pytest.raises(httpx.ConnectError):
@@ -166,14 +171,9 @@ async def test_a_certificate_for_another_name_is_still_refused(tls, agent, monke
     assert seen == []
 
 
-async def test_two_agents_behind_one_address_never_share_a_tls_connection(tls, agent, monkeypatch):
+async def test_two_agents_behind_one_address_never_share_a_tls_connection(tls, agent, one_address):
     _, client_context = tls
     port, seen = agent
-
-    async def getaddrinfo(loop, host, port, *args, **kwargs):
-        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
-
-    monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", getaddrinfo)
     inner = PoolPerName(lambda: httpx.AsyncHTTPTransport(verify=client_context))
     async with agent_client(allow_private=True, inner=inner) as client:
         for name in [*NAMES, *NAMES]:

@@ -61,3 +61,12 @@ def assert_inert(html: str) -> None:
     parser.feed(html)
     parser.close()
     assert not parser.found, parser.found
+
+
+def assert_pages_inert(pages: dict[str, str]) -> None:
+    """Each named page (or stream) is inert; a failure names the page."""
+    for name, html in pages.items():
+        try:
+            assert_inert(html)
+        except AssertionError as problem:
+            raise AssertionError(f"{name}: {problem}") from None
