@@ -10,6 +10,7 @@ import re
 import pytest
 from ag_ui.core import RunErrorEvent, RunFinishedEvent, RunStartedEvent, TextMessageChunkEvent, TokenUsage
 from django.test import Client
+from django.utils import timezone
 
 from agents_ui.models import Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import event_record
@@ -18,8 +19,14 @@ from tests.factories import make_endpoint, make_user
 
 pytestmark = pytest.mark.django_db
 
-GPT = TokenUsage(provider="openai", model="gpt-5", input_tokens=1234, output_tokens=567, cached_input_tokens=200,
-                 reasoning_tokens=50)  # fmt: skip
+GPT = TokenUsage(
+    provider="openai",
+    model="gpt-5",
+    input_tokens=1234,
+    output_tokens=567,
+    cached_input_tokens=200,
+    reasoning_tokens=50,
+)
 
 
 def text(html: str) -> str:
@@ -29,8 +36,12 @@ def text(html: str) -> str:
 def turn(conversation: Conversation, usage: list[TokenUsage] | None, *, failed: bool = False) -> Run:
     message = Message.objects.create(conversation=conversation, role="user", content="How much?")
     status = Run.Status.FAILED if failed else Run.Status.COMPLETED
-    run = Run.objects.create(conversation=conversation, status=status, request={"kind": "message", "message_id": message.pk},
-                             usage=stored(usage))  # fmt: skip
+    run = Run.objects.create(
+        conversation=conversation,
+        status=status,
+        request={"kind": "message", "message_id": message.pk},
+        usage=stored(usage),
+    )
     end = (
         RunErrorEvent(message="The model gave up.", usage=usage)
         if failed
@@ -54,7 +65,9 @@ def owner():
 
 @pytest.fixture
 def thread(owner):
-    endpoint = make_endpoint(slug="desk", name="Desk", base_url="http://127.0.0.1:9/agent", connect_timeout=0.2)
+    endpoint = make_endpoint(
+        slug="desk", name="Desk", base_url="http://127.0.0.1:9/agent", connect_timeout=0.2
+    )
     return Conversation.objects.create(user=owner, endpoint=endpoint, title="Costs")
 
 
@@ -100,8 +113,7 @@ def test_the_run_admin_sums_the_conversation_per_model(admin_client, thread):
     assert "not reported" in listing and "6 tokens in · 3 out" in listing
 
 
-def test_the_health_page_sums_the_agent_per_model_and_says_not_reported_for_absent_counts(admin_client, thread):
-    from django.utils import timezone
+def test_the_health_page_sums_the_agent_per_model_and_says_not_reported(admin_client, thread):
 
     for usage in ([GPT], [TokenUsage(model="small", input_tokens=5)]):
         run = turn(thread, usage)
