@@ -167,6 +167,12 @@ class _Builder:
             own = component.get("catalogId")
             catalog_id = own[:300] if isinstance(own, str) and own else self.surface.catalog_id
             catalog = CATALOGS_1.get(catalog_id)
+            if kind == SURFACE:
+                # The reserved container is the surface itself, parent of root: no parent has it.
+                self.error(
+                    UNALLOWED_PARENT, ref, f"Component {ref!r} is a Surface: it may not be inside another."
+                )
+                return Node("refused", ref, {"reason": "not allowed here"})
             if catalog is None or kind not in catalog.components:
                 where = f"the catalogue {catalog_id}" if catalog_id else "no catalogue"
                 self.error(

@@ -94,6 +94,11 @@ class Values:
             return None
         name = raw[self.call_key]
         args = raw.get("args") if isinstance(raw.get("args"), Mapping) else {}
+        if self.version == VERSION_1 and name == "@index":
+            # v1.0's system function: the item's 0-based index in a list template, plus an offset.
+            last = scope.rstrip("/").rsplit("/", 1)[-1]
+            offset = self.number(args.get("offset"), scope, 0)
+            return int(last) + int(offset or 0) if last.isdigit() else None
         if self.version == VERSION_1:
             catalog = raw.get("catalogId") or self.catalog_id
             if catalog not in CATALOGS_1:
