@@ -133,4 +133,4 @@ def merged(reports: Iterable[Any]) -> list[ModelUsage]:
         for entry in read_usage(report):
             key = (entry.provider, entry.model)
             found[key] = found[key].plus(entry) if key in found else entry
-    return sorted(found.values(), key=lambda e: (e.provider, e.model))
+    return sorted(found.values(), key=lambda e: (e.model, e.provider))

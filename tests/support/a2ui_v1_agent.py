@@ -39,28 +39,25 @@ OPEN_FOR_ME = {
 }
 
 
+def _said(message_id: str, text: str) -> list[dict[str, Any]]:
+    return [
+        {"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": text},
+        {"type": "TEXT_MESSAGE_END", "messageId": message_id},
+    ]
+
+
 def events(run_input: dict[str, Any]) -> list[dict[str, Any]]:
     thread, run = run_input.get("threadId", "t"), run_input.get("runId", "r")
     action = (run_input.get("forwardedProps") or {}).get("a2uiAction")
     if action:
         name = action["userAction"]["context"].get("name") or "nobody"
-        said = [
-            {
-                "type": "TEXT_MESSAGE_CHUNK",
-                "messageId": f"m-{run}",
-                "role": "assistant",
-                "delta": f"Booked the {action['userAction']['context'].get('room')} room for {name}.",
-            }
-        ]
+        room = action["userAction"]["context"].get("room")
+        said = _said(f"m-{run}", f"Booked the {room} room for {name}.")
         usage = [{"provider": "openai", "model": "gpt-5", "inputTokens": 40, "outputTokens": 8}]
     else:
         said = [
-            {
-                "type": "TEXT_MESSAGE_CHUNK",
-                "messageId": f"m-{run}",
-                "role": "assistant",
-                "delta": "Here is a form.",
-            },
+            *_said(f"m-{run}", "Here is a form."),
             {
                 "type": "ACTIVITY_SNAPSHOT",
                 "messageId": "a2ui-surface-booking",
