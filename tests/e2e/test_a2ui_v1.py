@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from agents_ui.models import AgentEndpoint, Run
+from tests.e2e.test_a11y import serious_violations
 from tests.e2e.test_a2ui import no_errors
 from tests.e2e.test_admin import admin_page  # noqa: F401 (the fixture)
 from tests.e2e.test_runs import TIMEOUT, last_run, open_agent, send, wait_run
@@ -84,6 +85,7 @@ def test_a_v1_surface_acts_and_each_answer_shows_its_tokens_after_a_reload_and_i
         expect(last_run(page).locator("[data-usage]")).to_have_text("gpt-5 (openai): 40 tokens in · 8 out")
         expect(page.locator("[data-a2ui-sent]")).to_contain_text("You sent")
     both_widths(page, screenshot, "answer-usage")
+    assert serious_violations(page) == []
     sent = a2ui_v1_agent.RECEIVED[-1]["forwardedProps"]
     assert sent["a2uiAction"]["version"] == "v1.0"
     assert sent["a2uiAction"]["userAction"]["context"] == {"name": "Ada", "room": "focus"}
