@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from agents_ui.models import AgentEndpoint, Run
-from tests.e2e.test_a11y import serious_violations
 from tests.e2e.test_a2ui import no_errors
+from tests.e2e.test_a11y import serious_violations
 from tests.e2e.test_admin import admin_page  # noqa: F401 (the fixture)
 from tests.e2e.test_runs import TIMEOUT, last_run, open_agent, send, wait_run
 from tests.factories import make_endpoint
