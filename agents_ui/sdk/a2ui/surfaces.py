@@ -246,7 +246,12 @@ def _refuse_call(activity: Activity, body: Any, number: int) -> None:
         reason = f"Function {name!r} is not run for an agent by this renderer."
     if rule is not None and rule[1]:
         reason += " It requires user activation."
-    note(activity.notes, f"The agent asked this page to run {name!r} itself: refused ({reason})")
+    # The person reads why in words; the agent gets the spec's reason (the response).
+    note(
+        activity.notes,
+        f"The agent asked this page to run {name!r} itself: refused. This page runs its functions"
+        " only for the person using it, never on an agent's word.",
+    )
     if len(activity.responses) < MAX_OPERATIONS:
         activity.responses.append(function_error(call_id, reason))
 
