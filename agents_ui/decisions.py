@@ -1290,9 +1290,9 @@ def _generative_ui(src: _Inputs) -> tuple[_Evidence, Details]:
     speaks = ui.a2ui.value
     ev.support = ev.read(
         ui.a2ui,
-        f"{path} declares A2UI v0.9: its surfaces are drawn here, and the catalogue is offered"
+        f"{path} declares A2UI v0.9 or v1.0: its surfaces are drawn here, and the catalogue is offered"
         if speaks
-        else f"{path} declares no A2UI v0.9"
+        else f"{path} declares no A2UI v0.9 or v1.0"
         if speaks is False
         else None,
     )

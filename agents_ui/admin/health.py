@@ -22,7 +22,9 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from agents_ui.admin.listing import _count, age
+from agents_ui.display.usage import NOT_REPORTED, summed_lines
 from agents_ui.models import AgentEndpoint, Run
+from agents_ui.monitoring.runs import token_counts
 
 RULE_WINDOW = timedelta(days=1)
 RULE = (
@@ -110,7 +112,7 @@ class WindowHealth:
     duration: list[float] = field(default_factory=list)
     tokens: dict[str, int] = field(default_factory=dict)
     # The token counts in the page's column order (set by the page).
-    token_list: list[int] = field(default_factory=list)
+    token_list: list[str] = field(default_factory=list)
 
     @property
     def health(self) -> Health:
@@ -163,9 +165,8 @@ def windows(endpoint: AgentEndpoint, now: datetime | None = None) -> list[Window
                 window.duration.append((finished - started).total_seconds())
                 if first_event is not None:
                     window.first_event.append((first_event - started).total_seconds())
-            for kind, count in (usage or {}).items():
-                if isinstance(count, int):
-                    window.tokens[kind] = window.tokens.get(kind, 0) + count
+            for kind, count in (token_counts(usage) or {}).items():
+                window.tokens[kind] = window.tokens.get(kind, 0) + count
     return found
 
 
@@ -201,7 +202,10 @@ def health_page(request: HttpRequest, endpoint: AgentEndpoint, page: dict[str, A
     day = next(window for window in found if window.label == "Last day")
     kinds = sorted({kind for window in found for kind in window.tokens})
     for window in found:
-        window.token_list = [window.tokens.get(kind, 0) for kind in kinds]
+        # A kind no run of the window reported is "not reported", never 0.
+        window.token_list = [
+            f"{window.tokens[kind]:,}" if kind in window.tokens else NOT_REPORTED for kind in kinds
+        ]
     context = {
         **page,
         "title": f"Health: {endpoint.name}",
@@ -209,6 +213,11 @@ def health_page(request: HttpRequest, endpoint: AgentEndpoint, page: dict[str, A
         "health": day.health,
         "rule": RULE,
         "token_kinds": [kind.replace("_", " ") for kind in kinds],
+        "model_usage": summed_lines(
+            Run.objects.filter(conversation__endpoint=endpoint, usage__isnull=False)
+            .values_list("usage", flat=True)
+            .iterator()
+        ),
         "failures": recent_failures(endpoint),
         "discoveries": discovery_history(endpoint),
     }

@@ -28,6 +28,7 @@ from agents_ui.display.cards import (
 )
 from agents_ui.display.markdown import markdown_html, streaming_markdown
 from agents_ui.display.media import ImageProxy
+from agents_ui.display.usage import UsageLine, usage_lines
 from agents_ui.display.values import (
     call_dom,
     confirmed_call,
@@ -328,6 +329,11 @@ class RunView:
     def _finishes_own_calls(self) -> bool:
         """The agent finishes its calls itself, the client answers none (never a database query here)."""
         return self.plan is not None and not self.plan.answers_tool_calls
+
+    @property
+    def usage(self) -> list[UsageLine]:
+        """The tokens the agent reported for this run, a line per model (none: it reported none)."""
+        return usage_lines(self.transcript.usage)
 
     @property
     def said_anything(self) -> bool:

@@ -33,6 +33,10 @@ TOKEN_KEYS = {
     "totalTokens": "total_tokens",
     "reasoning_tokens": "reasoning_tokens",
     "reasoningTokens": "reasoning_tokens",
+    "cached_input_tokens": "cached_input_tokens",
+    "cachedInputTokens": "cached_input_tokens",
+    "cache_write_input_tokens": "cache_write_input_tokens",
+    "cacheWriteInputTokens": "cache_write_input_tokens",
 }
 
 
@@ -100,7 +104,8 @@ class RunWatch:
 def token_counts(usage: Any) -> dict[str, int] | None:
     """The token counts an agent reported for a run, summed per kind (None: it reported none).
 
-    AG-UI sends a list (one entry per model), an external agent one object.
+    AG-UI sends a list (one entry per model), an external agent one object; a run keeps the list
+    of agents_ui/sdk/usage.py (older runs kept these sums).
     """
     entries = usage if isinstance(usage, list | tuple) else [usage]
     totals: dict[str, int] = {}

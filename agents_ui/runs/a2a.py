@@ -79,11 +79,15 @@ def open_task(earlier: Sequence[Transcript]) -> str:
     return ""
 
 
-async def outgoing_message(run: Run, task_id: str, *, offer_a2ui: bool = False) -> pb.Message:
+async def outgoing_message(
+    run: Run, task_id: str, *, offer_a2ui: bool = False, replies: Sequence[dict[str, Any]] = ()
+) -> pb.Message:
     request = run.request or {}
     action = request.get(ACTION_KEY)
+    version = action.get("version") if isinstance(action, dict) else None
+    version = version if version in a2ui.VERSIONS else a2ui.VERSION
     if isinstance(action, dict) and isinstance(action.get("userAction"), dict):
-        parts = [a2ui_part(a2ui.action_messages(action["userAction"]))]
+        parts = [a2ui_part(a2ui.action_messages(action["userAction"], version))]
     else:
         action = None
         message = await Message.objects.aget(pk=request["message_id"])
@@ -100,11 +104,14 @@ async def outgoing_message(run: Run, task_id: str, *, offer_a2ui: bool = False) 
     )
     if skill:
         outgoing.metadata.update({"skillId": skill})
-    if offer_a2ui or action is not None:
-        outgoing.extensions.append(a2ui.EXTENSION_URI)
+    if replies:
+        # v1.0 renderer-to-agent messages owed for the last turn's surfaces (docs/PROTOCOLS.md 3.3a).
+        outgoing.parts.append(a2ui_part(list(replies)))
+    if offer_a2ui or action is not None or replies:
+        outgoing.extensions.extend([a2ui.EXTENSION_URI, a2ui.EXTENSION_URI_1])
         outgoing.metadata.update({a2ui.CLIENT_CAPABILITIES_KEY: a2ui.client_capabilities()})
     if action is not None and action.get("dataModel") is not None:
-        model = a2ui.client_data_model(str(action.get("surface")), action["dataModel"])
+        model = a2ui.client_data_model(str(action.get("surface")), action["dataModel"], version)
         outgoing.metadata.update({a2ui.CLIENT_DATA_MODEL_KEY: model})
     return outgoing
 
@@ -135,7 +142,8 @@ async def a2a_events(
     ended is followed again once (SubscribeToTask); a task still working when the run is stopped
     is canceled."""
     card = await stored_card(run)
-    message = await outgoing_message(run, open_task(earlier), offer_a2ui=offer_a2ui)
+    replies = a2ui.thread_replies(list(earlier))
+    message = await outgoing_message(run, open_task(earlier), offer_a2ui=offer_a2ui, replies=replies)
     extensions = tuple(message.extensions)
     conversation = run.conversation
     seen = {"task_id": message.task_id, "finished": False}

@@ -146,8 +146,15 @@ def agui_input(
     action = request.get("a2ui_action")
     if isinstance(action, dict) and isinstance(action.get("userAction"), dict):
         forwarded["a2uiAction"] = {"userAction": action["userAction"]}
+        if action.get("version") == a2ui.VERSION_1:
+            forwarded["a2uiAction"]["version"] = a2ui.VERSION_1  # a v1.0 surface's action
         if action.get("dataModel") is not None:
             forwarded["a2uiClientDataModel"] = {"surfaces": {action.get("surface"): action["dataModel"]}}
+    # What the page owes the agent for its last turn's v1.0 surfaces (refused function calls, what
+    # it could not draw as sent): A2UI's renderer-to-agent messages (docs/PROTOCOLS.md 1.3b).
+    replies = a2ui.thread_replies([transcript for _, transcript in earlier])
+    if replies:
+        forwarded["a2uiMessages"] = replies
     context = [Context(**a2ui.catalogue_context())] if offer_a2ui else []
     resume = [ResumeEntry.model_validate(entry) for entry in request.get("resume") or []]
     return RunAgentInput(

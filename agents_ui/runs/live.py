@@ -32,7 +32,7 @@ from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
-from agents_ui.monitoring.runs import RunWatch, token_counts
+from agents_ui.monitoring.runs import RunWatch
 from agents_ui.runs import tracing
 from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.protocols import RunContext, adapter_for
@@ -41,6 +41,7 @@ from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_fo
 from agents_ui.sdk import AgentError
 from agents_ui.sdk.folding import TranscriptBuilder
 from agents_ui.sdk.transcript import Transcript
+from agents_ui.sdk.usage import stored as stored_usage
 
 logger = logging.getLogger(__name__)
 
@@ -340,7 +341,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
         await writer.write_final(live)
         await Run.objects.filter(pk=run.pk).aupdate(
             status=status, error=error, finished_at=timezone.now(), state=_jsonable(live.transcript.state),
-            first_event_at=watch.first_event_at, usage=token_counts(live.transcript.usage),
+            first_event_at=watch.first_event_at, usage=stored_usage(live.transcript.usage),
         )  # fmt: skip
         await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
         await _remember_observations(endpoint, live.transcript)

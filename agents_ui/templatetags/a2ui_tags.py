@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from django import template
-from django.utils.safestring import SafeString
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 
 from agents_ui.display.a2ui import template_for
 from agents_ui.display.markdown import simple_markdown_html
@@ -54,3 +55,14 @@ def a2ui_proxied(link: str, images: ImageProxy | None) -> str:
 def a2ui_template(node: Node) -> str:
     """The template that draws an A2UI component (agents_ui/display/a2ui.py)."""
     return template_for(node)
+
+
+@register.filter
+def a2ui_aria(node: Node) -> SafeString:
+    """A v1.0 component's ARIA attributes on its element: `aria-live` (its politeness, from
+    accessibility.live) and `aria-hidden` (accessibility.hidden); nothing when it set neither."""
+    live = node.props.get("a11y_live")
+    html = format_html(' aria-live="{}"', live) if live else ""
+    if node.props.get("a11y_hidden"):
+        html = format_html('{} aria-hidden="true"', html)
+    return mark_safe(html)

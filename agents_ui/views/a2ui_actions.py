@@ -69,6 +69,7 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
         "run": str(run.pk),
         "activity": record.message_id,
         "surface": surface.id,
+        "version": surface.version,
         "userAction": submission.user_action,
         "dataModel": submission.data_model,
         "values": submission.values,

@@ -206,8 +206,15 @@ async def test_the_message_advertises_the_extension_and_the_catalogue_only_when_
     endpoint = await sync_to_async(make_endpoint)(protocol=AgentEndpoint.Protocol.A2A, slug="h", name="H")
     run = await turn(endpoint, "hotels in Porto")
     offered = MessageToDict(await outgoing_message(run, "", offer_a2ui=True))
-    assert offered["extensions"] == ["https://a2ui.org/a2a-extension/a2ui/v0.9"]
-    assert offered["metadata"]["a2uiClientCapabilities"] == {"v0.9": {"supportedCatalogIds": [CATALOG]}}
+    # Both versions this product renders: v0.9's extension and v1.0's, each with its catalogue.
+    assert offered["extensions"] == [
+        "https://a2ui.org/a2a-extension/a2ui/v0.9",
+        "https://a2ui.org/a2a-extension/a2ui/v1.0",
+    ]
+    assert offered["metadata"]["a2uiClientCapabilities"] == {
+        "v0.9": {"supportedCatalogIds": [CATALOG]},
+        "v1.0": {"supportedCatalogIds": ["https://a2ui.org/specification/v1_0/catalogs/basic/catalog.json"]},
+    }
     plain = MessageToDict(await outgoing_message(run, ""))
     assert "extensions" not in plain and "metadata" not in plain
 
@@ -255,3 +262,20 @@ async def test_the_demo_trip_planner_offers_hotels_and_the_confirm_goes_back_in_
     [update] = done.activities.values()
     [booked] = a2ui.read_activity(update.content, prior_surfaces([asked])).surfaces
     assert booked.components["done"]["text"] == "Booked: Tower Suites, Porto."
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_replies_owed_for_v1_surfaces_go_with_the_next_message_as_an_a2ui_part():
+    from tests.factories import make_endpoint
+
+    endpoint = await sync_to_async(make_endpoint)(protocol=AgentEndpoint.Protocol.A2A, slug="r", name="R")
+    run = await turn(endpoint, "and now?")
+    reply = a2ui.catalog.function_error("call-1", "Function 'openUrl' cannot be called by agent.")
+    sent = MessageToDict(await outgoing_message(run, "", replies=[reply]))
+    text, data = sent["parts"]
+    assert text == {"text": "and now?"}
+    assert data == {"data": [reply], "metadata": {"mimeType": "application/json+a2ui"}}
+    assert "https://a2ui.org/a2a-extension/a2ui/v1.0" in sent["extensions"]
+    # A v1.0 surface's action goes in v1.0's envelope.
+    action = {"name": "go", "surfaceId": "s", "sourceComponentId": "b", "timestamp": "t", "context": {}}
+    assert MessageToDict(a2ui_part(a2ui.action_messages(action, "v1.0")))["data"][0]["version"] == "v1.0"

@@ -17,6 +17,7 @@ from agents_ui.sdk.external.policy import Negotiated, PublicExternalAgentPolicy
 from agents_ui.sdk.folding import fold
 
 CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+CATALOG_1 = "https://a2ui.org/specification/v1_0/catalogs/basic/catalog.json"
 
 
 def reasons(plan: Any) -> str:
@@ -29,6 +30,15 @@ def reasons(plan: Any) -> str:
         ({"v0.9": {"supportedCatalogIds": [CATALOG], "acceptsInlineCatalogs": False}}, True, (CATALOG,)),
         ({"v0.9": {}}, True, ()),
         ({"v0.8": {"supportedCatalogIds": ["x"]}}, False, ()),
+        ({"v1.0": {"supportedCatalogIds": [CATALOG_1]}}, True, (CATALOG_1,)),
+        (
+            {
+                "v0.9": {"supportedCatalogIds": [CATALOG]},
+                "v1.0": {"supportedCatalogIds": [CATALOG_1, CATALOG]},
+            },
+            True,
+            (CATALOG, CATALOG_1),
+        ),
         (True, True, ()),
         (False, False, ()),
         ({}, None, ()),
@@ -78,6 +88,11 @@ def test_an_a2a_extension_declares_it():
     path = "capabilities.extensions[0]"
     assert ui.a2ui.origin == Provenance("A2A agent card", path, uri, Kind.DECLARED, "A2UI's A2A extension")
     assert from_extensions([{"uri": "https://example.org/other"}], "A2A agent card").a2ui.value is None
+    v1 = from_extensions(
+        [{"uri": "https://a2ui.org/a2a-extension/a2ui/v1.0", "params": {"supportedCatalogIds": [CATALOG_1]}}],
+        "A2A agent card",
+    )
+    assert v1.a2ui.value is True and v1.catalogs.value == (CATALOG_1,)
 
 
 POLICY = {"outputModuleTypes": ["citation", "a2ui"], "capabilities": {"messages": True}}

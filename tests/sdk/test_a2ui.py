@@ -332,7 +332,17 @@ def test_the_catalogue_goes_in_the_context_entry_the_a2ui_middleware_reads():
     value = json.loads(entry["value"])
     assert value["catalogId"] == CATALOG
     assert value["components"]["Button"]["required"] == ["id", "component", "child", "action"]
-    assert a2ui.client_capabilities() == {"v0.9": {"supportedCatalogIds": [CATALOG]}}
+    # Both versions are offered, each with its catalogues.
+    assert value["versions"] == {
+        "v0.9": {
+            "supportedCatalogIds": sorted({CATALOG, "https://a2ui.org/specification/v0_9/basic_catalog.json"})
+        },
+        "v1.0": {"supportedCatalogIds": [a2ui.BASIC_CATALOG_ID_1]},
+    }
+    assert a2ui.client_capabilities() == {
+        "v0.9": {"supportedCatalogIds": [CATALOG]},
+        "v1.0": {"supportedCatalogIds": [a2ui.BASIC_CATALOG_ID_1]},
+    }
 
 
 # --- Google's A2UI agent SDK -----------------------------------------------------------------------

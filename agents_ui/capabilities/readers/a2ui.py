@@ -19,7 +19,9 @@ from agents_ui.capabilities.readers.document import Document
 
 # The same ids as agents_ui/sdk/a2ui/catalog.py (this package imports nothing of the SDK's).
 VERSION = "v0.9"
+VERSION_1 = "v1.0"
 EXTENSION_URI = "https://a2ui.org/a2a-extension/a2ui/v0.9"
+EXTENSION_URI_1 = "https://a2ui.org/a2a-extension/a2ui/v1.0"
 CUSTOM_PATH = "custom.a2ui"
 # Where an AG-UI declaration may hold A2UI's server capabilities, first found wins: this product's
 # short name, then the object's name in A2UI v0.9's specification (`a2uiServerCapabilities`, the
@@ -32,18 +34,22 @@ CUSTOM_PATHS = {
 
 
 def read_server_capabilities(raw: Any) -> tuple[bool | None, tuple[str, ...]]:
-    """A2UI's server capabilities (`{"v0.9": {"supportedCatalogIds": [...]}}`, or `true` / `false`):
-    whether the agent speaks A2UI v0.9 (None: it does not say), and the catalogues it names."""
+    """A2UI's server capabilities (`{"v0.9": {"supportedCatalogIds": [...]}, "v1.0": {...}}`, or
+    `true` / `false`): whether the agent speaks A2UI v0.9 or v1.0, the two this product renders
+    (None: it does not say), and the catalogues it names in them."""
     if isinstance(raw, bool):
         return raw, ()
     if not isinstance(raw, Mapping) or not raw:
         return None, ()
-    version = raw.get(VERSION)
-    if not isinstance(version, Mapping):
+    versions = [raw.get(v) for v in (VERSION, VERSION_1) if isinstance(raw.get(v), Mapping)]
+    if not versions:
         return False, ()  # other versions of A2UI only
-    ids = version.get("supportedCatalogIds")
-    catalogs = tuple(str(i)[:300] for i in ids[:20] if isinstance(i, str)) if isinstance(ids, list) else ()
-    return True, catalogs
+    found: list[str] = []
+    for version in versions:
+        ids = version.get("supportedCatalogIds")
+        if isinstance(ids, list):
+            found.extend(str(i)[:300] for i in ids[:20] if isinstance(i, str))
+    return True, tuple(dict.fromkeys(found))[:20]
 
 
 def from_custom(doc: Document) -> GenerativeUI:
@@ -78,7 +84,7 @@ def from_extensions(extensions: Any, source: str, path: str = "capabilities.exte
     if not isinstance(extensions, list):
         return GenerativeUI()
     for index, extension in enumerate(extensions[:50]):
-        if isinstance(extension, Mapping) and extension.get("uri") == EXTENSION_URI:
+        if isinstance(extension, Mapping) and extension.get("uri") in (EXTENSION_URI, EXTENSION_URI_1):
             params = extension.get("params")
             where = Provenance(
                 source, f"{path}[{index}]", extension.get("uri"), Kind.DECLARED, "A2UI's A2A extension"

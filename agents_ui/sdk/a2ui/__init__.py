@@ -1,4 +1,4 @@
-"""A2UI v0.9 (Google's Agent-to-UI protocol): surfaces an agent builds, read, resolved and acted on.
+"""A2UI v0.9 and v1.0 (Google's Agent-to-UI protocol): surfaces an agent builds, read, resolved and acted on.
 
 ``catalog`` (the Basic Catalog this client renders and what it tells agents), ``surfaces`` (A2UI
 messages read into bounded surfaces), ``values`` (data bindings and the catalogue's functions),
@@ -7,16 +7,21 @@ a ``userAction``). The names below are the package's public surface. Which templ
 component is the product's business (agents_ui/display/a2ui.py), never the SDK's.
 """
 
-from .actions import Submission, read_inputs, submit
+from .actions import Submission, read_inputs, replies, submit, thread_replies
 from .catalog import (
     A2A_MIME_TYPE,
     A2A_MIME_TYPES,
     ACTIVITY_TYPE,
     BASIC_CATALOG_ID,
+    BASIC_CATALOG_ID_1,
+    CATALOGS_1,
     CLIENT_CAPABILITIES_KEY,
     CLIENT_DATA_MODEL_KEY,
     COMPONENTS,
     EXTENSION_URI,
+    EXTENSION_URI_1,
+    FUNCTIONS,
+    INVALID_FUNCTION_CALL,
     MAX_CHILDREN,
     MAX_COMPONENTS,
     MAX_DATA_URL,
@@ -26,6 +31,9 @@ from .catalog import (
     OPERATIONS_KEY,
     SCHEMA_CONTEXT_DESCRIPTION,
     VERSION,
+    VERSION_1,
+    VERSIONS,
+    Catalog,
     action_messages,
     catalogue_context,
     client_capabilities,
@@ -39,10 +47,15 @@ __all__ = [
     "A2A_MIME_TYPES",
     "ACTIVITY_TYPE",
     "BASIC_CATALOG_ID",
+    "BASIC_CATALOG_ID_1",
+    "CATALOGS_1",
     "CLIENT_CAPABILITIES_KEY",
     "CLIENT_DATA_MODEL_KEY",
     "COMPONENTS",
     "EXTENSION_URI",
+    "EXTENSION_URI_1",
+    "FUNCTIONS",
+    "INVALID_FUNCTION_CALL",
     "MAX_CHILDREN",
     "MAX_COMPONENTS",
     "MAX_DATA_URL",
@@ -52,7 +65,10 @@ __all__ = [
     "OPERATIONS_KEY",
     "SCHEMA_CONTEXT_DESCRIPTION",
     "VERSION",
+    "VERSIONS",
+    "VERSION_1",
     "Activity",
+    "Catalog",
     "Node",
     "Submission",
     "Surface",
@@ -65,6 +81,8 @@ __all__ = [
     "read_activity",
     "read_inputs",
     "render",
+    "replies",
     "submit",
+    "thread_replies",
     "thread_surfaces",
 ]

@@ -1,17 +1,28 @@
-"""A person's action on a surface: the inputs read from a form post, and the `userAction` sent back."""
+"""A person's action on a surface: the inputs read from a form post, and the `userAction` sent back;
+and what a v1.0 renderer owes the agent besides (`replies`: refused function calls, components it
+could not draw as sent)."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import pointer
-from .catalog import MAX_CHILDREN, MAX_CONTEXT_BYTES, MAX_ID, MAX_OPTIONS, MAX_TEXT
+from .catalog import (
+    ACTIVITY_TYPE,
+    MAX_CHILDREN,
+    MAX_CONTEXT_BYTES,
+    MAX_ID,
+    MAX_OPERATIONS,
+    MAX_OPTIONS,
+    MAX_TEXT,
+    VERSION_1,
+)
 from .render import Node, SurfaceTree, render
-from .surfaces import Surface
+from .surfaces import Surface, read_activity, thread_surfaces
 from .values import Values, matches, stringify
 
 # --- A person's action -----------------------------------------------------------------------------
@@ -93,7 +104,7 @@ def submit(surface: Surface, action_key: str, posted: Mapping[str, list[str]], t
         submission.problems.append("This button does not send anything to the agent.")
         return submission
     component_id, scope, event = spot
-    resolver = Values(_data_with(surface, values), tree.notes)
+    resolver = Values(_data_with(surface, values), tree.notes, surface.version, surface.catalog_id)
     for checked_id, check_scope, checks in tree.checks:
         for check in checks:
             if not isinstance(check, Mapping):
@@ -124,6 +135,9 @@ def submit(surface: Surface, action_key: str, posted: Mapping[str, list[str]], t
         "timestamp": timestamp,
         "context": context,
     }
+    if surface.version == VERSION_1 and event.get("userMessage") is not None:
+        # v1.0: the button's words for what the person did, resolved like the context.
+        submission.user_action["userMessage"] = resolver.text(event.get("userMessage"), scope)[:300]
     if surface.send_data_model:
         submission.data_model = resolver.data
     return submission
@@ -143,3 +157,38 @@ def _data_with(surface: Surface, values: Mapping[str, Any]) -> Any:
 def _label_of(surface: Surface, component_id: str) -> str:
     label = surface.components.get(component_id, {}).get("label")
     return label[:80] if isinstance(label, str) else component_id
+
+
+def replies(contents: Iterable[Any], prior: Mapping[str, Surface] | None = None) -> list[dict[str, Any]]:
+    """The v1.0 renderer-to-agent messages a run's A2UI activities call for, oldest first: an
+    INVALID_FUNCTION_CALL answer to each callRendererFunction, and an error for each component the
+    page could not draw as sent (from a catalogue it does not render, or against its catalogue's
+    composition rules). The thread's next run takes them to the agent (docs/PROTOCOLS.md)."""
+    found: list[dict[str, Any]] = []
+    state = dict(prior or {})
+    for content in contents:
+        activity = read_activity(content, state)
+        found.extend(activity.responses)
+        for surface_id in activity.deleted:
+            state.pop(surface_id, None)
+        for surface in activity.surfaces:
+            state[surface.id] = surface
+            if surface.version == VERSION_1 and surface.supported:
+                found.extend(render(surface).errors)
+    return found[:MAX_OPERATIONS]
+
+
+def _contents(transcript: Any) -> list[Any]:
+    records = [r for r in transcript.activities.values() if r.activity_type == ACTIVITY_TYPE]
+    return [r.content for r in sorted(records, key=lambda r: r.position)]
+
+
+def thread_replies(transcripts: list[Any]) -> list[dict[str, Any]]:
+    """`replies` owed for the newest of a thread's runs (transcripts oldest first): what the next
+    run takes back. Each run's replies go once, with the run that follows it."""
+    if not transcripts:
+        return []
+    prior: dict[str, Surface] = {}
+    for transcript in transcripts[:-1]:
+        prior = thread_surfaces(_contents(transcript), prior)
+    return replies(_contents(transcripts[-1]), prior)

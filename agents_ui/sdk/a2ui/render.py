@@ -13,6 +13,7 @@ from ..limits import safe_link
 from .catalog import (
     ALIGN,
     BUTTON_VARIANTS,
+    CATALOGS_1,
     COMPONENTS,
     DATA_URL,
     FIELD_VARIANTS,
@@ -29,15 +30,25 @@ from .catalog import (
     MAX_SVG_PATH,
     MAX_TABS,
     MAX_TEXT,
+    SURFACE,
     SVG_PATH,
     TEXT_VARIANTS,
+    UNALLOWED_CHILD,
+    UNALLOWED_PARENT,
+    VALIDATION_FAILED,
+    VERSION_1,
     name_of,
     node_key,
     note,
+    renderer_error,
 )
 from .icons import ICON_PATHS, icon_words
 from .surfaces import Surface, absolute
 from .values import Values, is_number, stringify
+
+LIVE = frozenset({"off", "polite", "assertive"})
+# What v1.0's accessibility.hidden may hide: what holds nothing a person can focus or use.
+HIDEABLE = frozenset({"Text", "Image", "Icon", "Divider"})
 
 # --- The rendered tree -----------------------------------------------------------------------------
 
@@ -67,6 +78,8 @@ class SurfaceTree:
     checks: list[tuple[str, str, list[Any]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     truncated: bool = False
+    # v1.0 renderer-to-agent errors of what could not be drawn as sent (UNALLOWED_PARENT, ...).
+    errors: list[dict[str, Any]] = field(default_factory=list)
 
 
 def render(surface: Surface, values: Mapping[str, Any] | None = None) -> SurfaceTree:
@@ -92,12 +105,39 @@ class _Builder:
     def __init__(self, surface: Surface, data: Any) -> None:
         self.surface = surface
         self.tree = SurfaceTree(surface, None, notes=list(surface.notes))
-        self.values = Values(data, self.tree.notes)
+        self.v1 = surface.version == VERSION_1
+        self.values = Values(data, self.tree.notes, surface.version, surface.catalog_id)
         self.count = 0
         self.checked: set[tuple[str, str]] = set()
+        self.parents: list[tuple[str, str]] = [(SURFACE, surface.catalog_id)]  # (kind, catalogue) above
 
     def note(self, text: str) -> None:
         note(self.tree.notes, text)
+
+    def error(self, code: str, component_id: str, text: str) -> None:
+        self.note(text)
+        if len(self.tree.errors) < 20:
+            self.tree.errors.append(
+                renderer_error(code, self.surface.id, f"/components/{component_id}", text)
+            )
+
+    def _composed(self, ref: str, kind: str, catalog_id: str) -> str:
+        """Why a v1.0 catalogue's composition rules refuse `kind` here ("" when they allow it)."""
+        parent, parent_catalog = self.parents[-1]
+        own = CATALOGS_1[catalog_id]
+        parents = own.allowed_parents.get(kind)
+        if parents is not None and parent not in parents:
+            where = "anywhere" if not parents else f"only inside {', '.join(parents)}"
+            self.error(
+                UNALLOWED_PARENT, ref, f"Component {ref!r} ({kind}) may appear {where}, not in {parent}."
+            )
+            return "not allowed here"
+        above = CATALOGS_1.get(parent_catalog)
+        children = above.allowed_children.get(parent) if above is not None else None
+        if children is not None and kind not in children:
+            self.error(UNALLOWED_CHILD, ref, f"{parent} may not contain {kind} (component {ref!r}).")
+            return "not allowed here"
+        return ""
 
     def build(self, component_id: Any, scope: str, depth: int, ancestors: frozenset[str]) -> Node:
         ref = name_of(component_id)
@@ -121,6 +161,29 @@ class _Builder:
         if component is None:
             return Node("missing", ref, {"reason": "not defined yet"})
         kind = component.get("component")
+        catalog_id = ""
+        if self.v1:
+            # v1.0 mixes catalogues: a component's own catalogId overrides the surface's.
+            own = component.get("catalogId")
+            catalog_id = own[:300] if isinstance(own, str) and own else self.surface.catalog_id
+            catalog = CATALOGS_1.get(catalog_id)
+            if kind == SURFACE:
+                # The reserved container is the surface itself, parent of root: no parent has it.
+                self.error(
+                    UNALLOWED_PARENT, ref, f"Component {ref!r} is a Surface: it may not be inside another."
+                )
+                return Node("refused", ref, {"reason": "not allowed here"})
+            if catalog is None or kind not in catalog.components:
+                where = f"the catalogue {catalog_id}" if catalog_id else "no catalogue"
+                self.error(
+                    VALIDATION_FAILED,
+                    ref,
+                    f"Component {ref!r} ({str(kind)[:40]}) is from {where}, which this page does not draw.",
+                )
+                return Node("unknown", ref, {"type": str(kind)[:60], "json": stringify(component)[:MAX_TEXT]})
+            refused = self._composed(ref, kind, catalog_id)
+            if refused:
+                return Node("refused", ref, {"reason": refused})
         if kind not in COMPONENTS:
             return Node("unknown", ref, {"type": str(kind)[:60], "json": stringify(component)[:MAX_TEXT]})
         inside = ancestors | {ref}
@@ -131,7 +194,20 @@ class _Builder:
         accessibility = component.get("accessibility")
         if isinstance(accessibility, Mapping):
             node.props["a11y_label"] = self.values.text(accessibility.get("label"), scope)[:200]
-        getattr(self, f"_{kind}")(node, component, scope, depth + 1, inside)
+            if self.v1:
+                # v1.0's ARIA: a live region's politeness, and hiding from assistive technologies.
+                if accessibility.get("live") in LIVE:
+                    node.props["a11y_live"] = accessibility["live"]
+                if self.values.flag(accessibility.get("hidden"), scope):
+                    if kind in HIDEABLE:
+                        node.props["a11y_hidden"] = True
+                    else:  # hidden from a screen reader, yet reachable by keyboard: never both
+                        self.note(f"{kind} {ref!r} is not hidden from screen readers: it may hold controls.")
+        self.parents.append((kind, catalog_id))
+        try:
+            getattr(self, f"_{kind}")(node, component, scope, depth + 1, inside)
+        finally:
+            self.parents.pop()
         if isinstance(component.get("checks"), list) and (ref, scope) not in self.checked:
             self.checked.add((ref, scope))  # a component shown twice is checked once
             self.tree.checks.append((ref, scope, component["checks"][:20]))
@@ -279,7 +355,8 @@ class _Builder:
             key = f"{node.id}|{scope}"
             self.tree.actions[key] = (node.id, scope, event)
             node.props["action"] = key
-        elif isinstance(call, Mapping) and call.get("call") == "openUrl":
+        elif self.values.call_name(call) == "openUrl":
+            # openUrl requires a person's click (v1.0's requiresUserActivation): a link they follow.
             args = call.get("args") if isinstance(call.get("args"), Mapping) else {}
             url = self.values.text(args.get("url"), scope).strip()
             link = safe_link(url)
@@ -291,8 +368,9 @@ class _Builder:
 
     def _bound(self, node: Node, raw: Any, scope: str) -> str:
         """The absolute path an input writes to ("" when its value is not bound)."""
-        if isinstance(raw, Mapping) and isinstance(raw.get("path"), str):
-            path = absolute(raw["path"], scope)
+        bound = self.values.binding(raw)
+        if bound is not None:
+            path = absolute(bound, scope)
             if len(path) <= 400:
                 self.tree.inputs[path] = node.kind
                 return path

@@ -13,7 +13,9 @@ import regex
 
 from .. import pointer
 from .catalog import (
+    CATALOGS_1,
     EMAIL,
+    FUNCTIONS,
     INTERPOLATION,
     MAX_CALL_DEPTH,
     MAX_CHILDREN,
@@ -21,6 +23,8 @@ from .catalog import (
     MAX_TEXT,
     MISSING,
     PATTERN_TIMEOUT,
+    VERSION,
+    VERSION_1,
     note,
 )
 from .surfaces import absolute
@@ -29,18 +33,37 @@ from .surfaces import absolute
 
 
 class Values:
-    """Resolves dynamic values against a data model, in a scope, with the catalogue's functions."""
+    """Resolves dynamic values against a data model, in a scope, with the catalogue's functions.
 
-    def __init__(self, data: Any, notes: list[str]) -> None:
+    v0.9 binds with `{"path"}` and calls with `{"call"}`; v1.0 with `{"@path"}` and `{"@call"}`,
+    so that an object without them is a literal (a v1.0 object with a `path` key is only data)."""
+
+    def __init__(self, data: Any, notes: list[str], version: str = VERSION, catalog_id: str = "") -> None:
         self.data = data
         self.notes = notes
+        self.version = version
+        self.catalog_id = catalog_id  # a v1.0 surface's default catalogue for function calls
+        self.path_key, self.call_key = ("@path", "@call") if version == VERSION_1 else ("path", "call")
+
+    def binding(self, raw: Any) -> str | None:
+        """The path a data binding names, or None when `raw` is not one."""
+        if isinstance(raw, Mapping) and isinstance(raw.get(self.path_key), str):
+            return raw[self.path_key]
+        return None
+
+    def call_name(self, raw: Any) -> str | None:
+        """The function a call names, or None when `raw` is not one."""
+        if isinstance(raw, Mapping) and isinstance(raw.get(self.call_key), str):
+            return raw[self.call_key]
+        return None
 
     def value(self, raw: Any, scope: str = "/", depth: int = 0) -> Any:
         if isinstance(raw, Mapping):
-            if "path" in raw and isinstance(raw["path"], str):
-                found = pointer.get(self.data, pointer.tokens(absolute(raw["path"], scope)))
+            path = self.binding(raw)
+            if path is not None:
+                found = pointer.get(self.data, pointer.tokens(absolute(path, scope)))
                 return None if found is MISSING else found
-            if isinstance(raw.get("call"), str):
+            if self.call_name(raw) is not None:
                 return self.call(raw, scope, depth + 1)
         return raw
 
@@ -69,8 +92,27 @@ class Values:
         if depth > MAX_CALL_DEPTH:
             note(self.notes, f"Functions nested more than {MAX_CALL_DEPTH} deep were not evaluated.")
             return None
-        name = raw["call"]
+        name = raw[self.call_key]
         args = raw.get("args") if isinstance(raw.get("args"), Mapping) else {}
+        if self.version == VERSION_1 and name == "@index":
+            # v1.0's system function: the item's 0-based index in a list template, plus an offset.
+            last = scope.rstrip("/").rsplit("/", 1)[-1]
+            offset = self.number(args.get("offset"), scope, 0)
+            return int(last) + int(offset or 0) if last.isdigit() else None
+        if self.version == VERSION_1:
+            catalog = raw.get("catalogId") or self.catalog_id
+            if catalog not in CATALOGS_1:
+                note(
+                    self.notes,
+                    f"The function {name[:40]!r} is from a catalogue this page does not know: left out.",
+                )
+                return None
+            if FUNCTIONS.get(name, ("", False))[1]:
+                # requiresUserActivation: only a person's click runs it (a Button's action), never drawing.
+                note(
+                    self.notes, f"The function {name[:40]!r} runs only when a person clicks: it was not run."
+                )
+                return None
 
         def arg(key: str) -> Any:
             return self.value(args.get(key), scope, depth)

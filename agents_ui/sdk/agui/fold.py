@@ -128,6 +128,8 @@ class AgUiFold:
 
     def run_error(self, event: ag.RunErrorEvent) -> None:
         self.transcript.outcome = Outcome("error", message=event.message, code=event.code)
+        if getattr(event, "usage", None):
+            self.transcript.usage = event.usage  # what the run spent before it failed
 
     def step_started(self, event: ag.StepStartedEvent) -> None:
         self.transcript.steps.append(StepRecord(event.step_name))
