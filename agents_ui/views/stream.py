@@ -190,6 +190,10 @@ async def _follow_stored(
         status = await Run.objects.filter(pk=run.pk).values_list("status", "error").afirst()
         if status:
             run.status, run.error = status
+        if run.is_finished and view.thought is None:
+            # Nobody here timed the reasoning (the run was driven elsewhere, or ended between this
+            # request's first look at it and its look for a live run): the event log says how long.
+            view.thought = await sync_to_async(thought_seconds)(run, log.transcript)
         if run.status not in Run.FINISHED and time.monotonic() - last_progress > silence_limit:
             run.status, run.error = Run.Status.FAILED, ORPHANED
             await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
