@@ -60,7 +60,7 @@ interop: setup
 	bash scripts/interop_setup.sh
 	AGENTS_UI_INTEROP=1 $(VENV)/bin/pytest tests/interop
 	AGENTS_UI_INTEROP=1 AGENTS_UI_E2E=1 DJANGO_ALLOW_ASYNC_UNSAFE=true \
-		$(PY) -m pytest -p tests.interop.report tests/e2e/test_interop.py
+		$(PY) -m pytest -p tests.interop.report tests/e2e/test_interop.py tests/e2e/test_interop_agno.py
 
 bench: setup
 	$(PY) -m benchmarks

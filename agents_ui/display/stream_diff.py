@@ -245,7 +245,12 @@ class StreamRenderer:
         return [
             (
                 "reasoning",
-                (self.view.answered, self.view.run.status, tuple(r.encrypted for r in t.reasoning)),
+                (
+                    self.view.answered,
+                    self.view.run.status,
+                    self.view.thought,  # "Thought for N s" once known, whichever swap learns it
+                    tuple(r.encrypted for r in t.reasoning),
+                ),
                 "reasoning",
             ),
             ("subagents", _subagent_signature(t.subagents), "subagents"),

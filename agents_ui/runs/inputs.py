@@ -107,7 +107,10 @@ def agui_input(
     ``earlier``: the thread's runs before this one, each folded with the ones before it. Every
     run sends the whole AG-UI history (docs/PROTOCOLS.md 1.1): an agent that keeps no thread of
     its own knows it only from there, and checks that each tool result answers a call it holds.
-    The last state goes back only with ``send_state`` (where state persists, or the agent did not say).
+    The last state goes back only with ``send_state`` (where state persists, or the agent did not say);
+    otherwise, and on a thread's first run, the state is ``{}``, as AG-UI's own client sends it (its
+    agent starts from ``initialState ?? {}``): some servers stream state only to a client that sent
+    some (Agno's AG-UI interface, ``agno/os/interfaces/agui/router.py``).
     With ``offer_a2ui`` the context names the A2UI catalogue this product renders; a person's action
     on a surface travels as ``forwardedProps.a2uiAction`` (sdk/a2ui/actions.py).
     """
@@ -162,7 +165,7 @@ def agui_input(
         run_id=str(run.id),
         protocol_version="1.0",
         messages=messages,
-        state=previous.state if previous else None,
+        state=previous.state if previous else {},
         tools=[],
         context=context,
         forwarded_props=forwarded or None,

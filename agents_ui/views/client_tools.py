@@ -3,8 +3,10 @@ for the client, and a new run of the thread takes the answer to the agent as a t
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -128,6 +130,20 @@ KEPT = "answers_kept"  # in the asking run's request: answers waiting for the ru
 def kept_answers(run: Run) -> dict[str, dict[str, Any]]:
     """The answers given so far to a run whose other calls still wait for theirs: call id -> answer."""
     return {a.get("toolCallId"): {**a, "kept": True} for a in (run.request or {}).get(KEPT) or ()}
+
+
+def thread_answers(runs: Sequence[Run]) -> dict[Any, dict[str, dict[str, Any]]]:
+    """The person's answers to each run's calls (oldest run first): run pk -> call id -> answer.
+
+    A run's answers are carried by the run after it (call ids may repeat from one run to the
+    next), beside those kept on it while its other calls wait. The page and a later run's stream
+    read the same, so an answered card looks the same live and after a reload.
+    """
+    found = {run.pk: kept_answers(run) for run in runs}
+    for asked, answering in itertools.pairwise(runs):
+        carried = (answering.request or {}).get("answers") or ()
+        found[asked.pk].update({a.get("toolCallId"): a for a in carried})
+    return found
 
 
 def _answer_run(

@@ -27,6 +27,7 @@ from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.folding import TranscriptBuilder
 from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.access import users_run
+from agents_ui.views.client_tools import thread_answers
 
 # The browser gets at most this many swaps a second per run: a fast agent is coalesced, a slow
 # one still shows each word as it comes.
@@ -77,7 +78,11 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     if live is not None:
         frames = _follow_live(live, run, view, renderer, inputs)
     else:
-        renderer.earlier = [RunView(r, t, plan, decided=earlier_decided.get(r.pk, {})) for r, t in earlier]
+        answers = thread_answers([*(r for r, _ in earlier), run])
+        renderer.earlier = [
+            RunView(r, t, plan, decided=earlier_decided.get(r.pk, {}), answers=answers[r.pk])
+            for r, t in earlier
+        ]
         frames = _follow_stored(run, view, renderer, inputs, [t for _, t in earlier])
     response = EventStreamResponse(frames, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
@@ -159,8 +164,10 @@ def _follow_thread(live: LiveRun, renderer: StreamRenderer) -> None:
     if len(renderer.earlier) == len(runs):
         return
     view = renderer.view
+    # The person's answers too: a card this run fills in shows what was sent, as the page does.
+    answers = thread_answers([*runs, view.run])
     renderer.earlier = [
-        RunView(r, t, view.plan, decided=renderer.earlier_decided.get(r.pk, {}))
+        RunView(r, t, view.plan, decided=renderer.earlier_decided.get(r.pk, {}), answers=answers[r.pk])
         for r, t in zip(runs, live.builder.earlier, strict=False)
     ]
 
@@ -183,6 +190,10 @@ async def _follow_stored(
         status = await Run.objects.filter(pk=run.pk).values_list("status", "error").afirst()
         if status:
             run.status, run.error = status
+        if run.is_finished and view.thought is None:
+            # Nobody here timed the reasoning (the run was driven elsewhere, or ended between this
+            # request's first look at it and its look for a live run): the event log says how long.
+            view.thought = await sync_to_async(thought_seconds)(run, log.transcript)
         if run.status not in Run.FINISHED and time.monotonic() - last_progress > silence_limit:
             run.status, run.error = Run.Status.FAILED, ORPHANED
             await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(

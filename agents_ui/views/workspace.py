@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import secrets
 from typing import Any
@@ -25,7 +24,7 @@ from agents_ui.runs.inputs import host_context, host_context_candidates
 from agents_ui.runs.live import live_run
 from agents_ui.runs.throttle import allowance
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
-from agents_ui.views.client_tools import kept_answers
+from agents_ui.views.client_tools import thread_answers
 from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
 
@@ -110,18 +109,14 @@ def _turns(conversation: Conversation, plan: Plan, can_approve: bool) -> list[tu
     turns = []
     folded = thread_runs(conversation)
     runs = [run for run, _ in folded]
-    # A run's answers are carried by the run after it (call ids may repeat from one run to the next).
-    answers = {
-        asked.pk: {a.get("toolCallId"): a for a in (answering.request or {}).get("answers") or ()}
-        for asked, answering in itertools.pairwise(runs)
-    }
+    answers = thread_answers(runs)
     sent = sent_actions(runs)
     prior: dict[str, Any] = {}
     for run, transcript in folded:
         live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
         view = RunView(
             run, transcript, plan, can_approve=can_approve, live=live, decided=decided.get(run.pk, {}),
-            answers={**kept_answers(run), **answers.get(run.pk, {})}, answerable=run is runs[-1],
+            answers=answers[run.pk], answerable=run is runs[-1],
             last=run is runs[-1], feedback=feedback, thought=thought_seconds(run, transcript),
             a2ui_sent=sent.get(str(run.pk), {}), a2ui_prior=prior,
         )  # fmt: skip

@@ -88,6 +88,8 @@ PEERS: dict[str, Peer] = {
             ("agent-framework-ag-ui", "agent-framework-core", "ag-ui-protocol"),
         ),
         Peer("strands", "AWS Strands", ("ag-ui-strands", "strands-agents", "ag-ui-protocol")),
+        # Agno's AG-UI interface is part of Agno itself (AgentOS + AGUI), served at /agui.
+        Peer("agno", "Agno", ("agno", "ag-ui-protocol"), (("default", "/agui"),)),
     )
 }
 
@@ -158,6 +160,7 @@ def running(peer: Peer, log_dir: Path | None = None) -> Iterator[RunningPeer]:
             "GOOGLE_GENAI_USE_VERTEXAI": "false",
             "ADK_DISABLE_TELEMETRY": "true",
             "AGENT_FRAMEWORK_DISABLE_TELEMETRY": "true",
+            "AGNO_TELEMETRY": "false",
         }
     )
     with log.open("wb") as out:

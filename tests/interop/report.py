@@ -1,9 +1,11 @@
 """The compatibility table (framework x feature) from the last browser interop run: docs/interop.md.
 
-A pytest plugin: ``python -m pytest -p tests.interop.report tests/e2e/test_interop.py`` (what
-``make interop`` runs) records the outcome of every test of that module, and at the end of a run
-that covered every cell writes the table, with the versions of the frameworks it ran against.
-A partial run (``-k``) leaves the table as it was.
+A pytest plugin: ``python -m pytest -p tests.interop.report tests/e2e/test_interop.py
+tests/e2e/test_interop_agno.py`` (what ``make interop`` runs) records the outcome of every test of
+those modules, and at the end of a run that covered every cell writes the table, with the versions
+of the frameworks it ran against. A partial run (``-k``) leaves the table as it was. The first
+module's tests are the rows every framework is tried on; a framework's own module (Agno's ways of
+asking through a tool call) adds rows of its own column only, the others' cells "n/a" with why.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "adk": ("Google ADK", "adk"),
     "agent-framework": ("Microsoft Agent Framework", "agent-framework"),
     "strands": ("AWS Strands", "strands"),
+    "agno": ("Agno", "agno"),
 }
 # Rows: test function -> feature.
 FEATURES: dict[str, str] = {
@@ -46,20 +49,52 @@ FEATURES: dict[str, str] = {
     "test_frontend_tool": "Frontend tool answered by the user",
     "test_agent_framework_confirm_changes": "Agent Framework's confirm_changes answered on its card",
 }
+# Rows of one framework's own module: test function -> (feature, column, why the others have none).
+OWN_MODULES: dict[str, str] = {"tests/e2e/test_interop_agno.py": "agno"}
+OWN: dict[str, tuple[str, str, str]] = {
+    "test_approve_runs_the_tool_and_the_agent_replies": (
+        "Agno: confirmation approved on its card, the tool runs",
+        "agno",
+        "only Agno asks for a confirmation with a tool call of the tool itself",
+    ),
+    "test_reject_with_a_reason": (
+        "Agno: confirmation rejected with a reason",
+        "agno",
+        "only Agno asks for a confirmation with a tool call of the tool itself",
+    ),
+    "test_ask_user_is_answered_with_the_form": (
+        "Agno: its ask_user questions answered with the form",
+        "agno",
+        "only Agno asks questions with options through its own ask_user",
+    ),
+}
 # Rows the browser run does not cover (yet), with what the cell says.
 NOT_COVERED: dict[str, str] = {}
 
 _NODE = re.compile(r"::(?P<test>test_\w+)\[(?P<param>.+?)(?:-chromium)?\]$")
+_OWN_NODE = re.compile(r"::(?P<test>test_\w+)\[chromium\]$|::(?P<bare>test_\w+)$")
 _results: dict[tuple[str, str], tuple[str, str]] = {}
 
 
+def _key(nodeid: str) -> tuple[str, str] | None:
+    """The cell a test's node id fills: (test, column), or None for a test outside the table."""
+    module = nodeid.split("::", 1)[0]
+    if module == MODULE:
+        found = _NODE.search(nodeid)
+        if found and found["test"] in FEATURES and found["param"] in FRAMEWORKS:
+            return found["test"], found["param"]
+    elif module in OWN_MODULES:
+        found = _OWN_NODE.search(nodeid)
+        test = found and (found["test"] or found["bare"])
+        if test in OWN and OWN[test][1] == OWN_MODULES[module]:
+            return test, OWN[test][1]
+    return None
+
+
 def pytest_runtest_logreport(report: Any) -> None:
-    if not report.nodeid.startswith(MODULE):
+    key = _key(report.nodeid)
+    if key is None:
         return
-    found = _NODE.search(report.nodeid)
-    if not found or found["test"] not in FEATURES or found["param"] not in FRAMEWORKS:
-        return
-    key = (found["test"], found["param"])
     if report.failed:
         _results[key] = ("failed", "")
     elif report.skipped:
@@ -71,6 +106,7 @@ def pytest_runtest_logreport(report: Any) -> None:
 
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
     cells = {(test, param) for test in FEATURES for param in FRAMEWORKS}
+    cells |= {(test, column) for test, (_, column, _) in OWN.items()}
     if not _results:
         return
     missing = cells - set(_results)
@@ -117,10 +153,11 @@ def render(results: dict[tuple[str, str], tuple[str, str]], versions: dict[str, 
     lines = [
         "# Compatibility with real AG-UI frameworks",
         "",
-        "Produced by `make interop` from its browser run (`tests/e2e/test_interop.py`, written by",
-        f"`tests/interop/report.py`) on {dt.datetime.now(dt.UTC):%Y-%m-%d}. Each cell is a real server built",
-        "with the framework's own AG-UI adapter and a scripted model, used through the product in the",
-        "browser, and checked live and again after a reload.",
+        "Produced by `make interop` from its browser run (`tests/e2e/test_interop.py` and",
+        "`tests/e2e/test_interop_agno.py`, written by `tests/interop/report.py`) on",
+        f"{dt.datetime.now(dt.UTC):%Y-%m-%d}. Each cell is a real server built with the framework's own",
+        "AG-UI adapter (Agno's: its AgentOS with the AGUI interface) and a scripted model, used through",
+        "the product in the browser, and checked live and again after a reload.",
         "",
         "| Feature | " + " | ".join(headings) + " |",
         "|---|" + "---|" * len(headings),
@@ -134,6 +171,12 @@ def render(results: dict[tuple[str, str], tuple[str, str]], versions: dict[str, 
             row.append(_MARKS[outcome])
             if outcome == "n/a" and reason:
                 notes.setdefault((feature, reason), []).append(FRAMEWORKS[param][0])
+        lines.append(f"| {feature} | " + " | ".join(row) + " |")
+    for test, (feature, column, why) in OWN.items():
+        outcome, _ = results[(test, column)]
+        row = [_MARKS[outcome] if param == column else _MARKS["n/a"] for param in FRAMEWORKS]
+        others = [heading for param, (heading, _) in FRAMEWORKS.items() if param != column]
+        notes.setdefault((feature, why), []).extend(others)
         lines.append(f"| {feature} | " + " | ".join(row) + " |")
     for feature, text in NOT_COVERED.items():
         lines.append(f"| {feature} | " + " | ".join([text] * len(headings)) + " |")

@@ -97,6 +97,9 @@ async def test_state_deltas_are_applied_in_order_and_kept_for_the_next_run(fake_
     endpoint = await sync_to_async(make_endpoint)(base_url=f"{server.url}/gen_ui")
     run = await finish(await new_turn(endpoint))
     assert run.status == Run.Status.COMPLETED
+    # A first run sends an empty state, as AG-UI's own client does (never null): some servers
+    # stream state only to a client that sent some (Agno's AG-UI interface).
+    assert server.requests[0].json()["state"] == {}
     steps = run.state["steps"]
     assert len(steps) == 10 and all(step["status"] == "completed" for step in steps)
 

@@ -192,6 +192,28 @@ async def test_messages_carry_their_time(person):
     assert html.count("<time datetime=") >= 2 and "just now" in html
 
 
+async def test_a_stream_that_first_saw_the_run_running_says_how_long_it_thought(person, monkeypatch):
+    """The run ended between the stream's first look at it and its look for a live run (the page
+    opened its stream as the run ended, under load), or another process drove it: the stream reads
+    the log to the end, and its last swap says how long the agent thought, not just "Reasoning"."""
+    from agents_ui.views import stream
+
+    await say(person, "one")
+    run = await Run.objects.aget()
+    looked = stream.users_run
+
+    async def seen_running(request, run_id):
+        found = await looked(request, run_id)
+        found.status = Run.Status.RUNNING  # as read a moment before it ended
+        return found
+
+    monkeypatch.setattr(stream, "users_run", seen_running)
+    response = await person.get(f"/runs/{run.pk}/events/")
+    frames = b"".join([chunk async for chunk in response.streaming_content]).decode()
+    assert "Thought for 1 s" in frames and ">Reasoning</summary>" not in frames
+    assert frames.rstrip().endswith("event: done\ndata:")
+
+
 async def test_the_time_thought_comes_from_the_event_log_and_survives_a_reload(person):
     thread = await say(person, "one")
     run = await Run.objects.aget()
