@@ -10,6 +10,8 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 AGENTS_UI_DEMO_PACING = 0.0
 AGENTS_UI_DEMO_AUTOREGISTER = False
+# The in-process fan-out whatever the environment says; the Redis tests set their own server.
+AGENTS_UI_FANOUT_URL = ""
 
 # A file, not SQLite's shared in-memory database: the ASGI live server runs in a thread of the test
 # process and WAL lets it write while the test reads.

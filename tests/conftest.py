@@ -79,3 +79,27 @@ def _empty_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(scope="session")
+def _redis_process():
+    from tests.support.redis_server import SKIP_REASON, RedisServer, installed, redis_port
+
+    if not installed():
+        pytest.skip(SKIP_REASON)
+    server = RedisServer(redis_port())
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_server(_redis_process, settings):
+    """A real redis-server of this test process, empty, and the fan-out pointed at it."""
+    if not _redis_process.ping():  # a test before killed it
+        _redis_process.start()
+    _redis_process.flush()
+    settings.AGENTS_UI_FANOUT_URL = _redis_process.url
+    return _redis_process
