@@ -33,7 +33,7 @@ from agents_ui.display.task import task_ending
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
-from agents_ui.models import AgentEndpoint, Conversation, Message, Run
+from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
 from agents_ui.monitoring.runs import RunWatch, token_counts
 from agents_ui.runs import tracing
 from agents_ui.runs.event_log import event_record, stored_events
@@ -287,7 +287,26 @@ async def _stop_here(run_id: str, message: dict[str, Any]) -> bool:
     return True
 
 
+async def _decided_elsewhere(run_id: str, message: dict[str, Any]) -> bool:
+    """A decision on one of this run's requests, taken through another process: the run's streams
+    here show who decided and what was sent, as they do for one taken here."""
+    live, request = live_run(run_id), message.get("request")
+    if live is None or not isinstance(request, str):
+        return False
+    record = (
+        await ApprovalRecord.objects.select_related("decided_by")
+        .filter(run_id=run_id, request_id=request[:200])
+        .afirst()
+    )
+    if record is None:
+        return False
+    live.decided.setdefault(record.request_id, record)
+    live.notify()
+    return True
+
+
 on_control("stop", _stop_here)
+on_control("decided", _decided_elsewhere)
 
 
 async def _drive(run: Run, live: LiveRun) -> None:

@@ -19,7 +19,7 @@ from ag_ui.core import (
 )
 from asgiref.sync import sync_to_async
 
-from agents_ui.models import Conversation, Message, Run, RunEvent
+from agents_ui.models import ApprovalRecord, Conversation, Message, Run, RunEvent
 from agents_ui.runs.event_log import EventLogReader, event_record
 from agents_ui.runs.fanout import CONTROL_CHANNEL, DatabaseTail, InProcessFanout, RedisFanout, fanout
 from agents_ui.runs.inputs import RunRequest
@@ -310,3 +310,24 @@ async def test_without_redis_the_fanout_stays_in_the_process(settings, fake_serv
     assert isinstance(live.fanout, InProcessFanout)
     assert await stop_run(driven.pk, "Stopped here.")
     assert (await Run.objects.aget(pk=driven.pk)).error == "Stopped here."
+
+
+async def test_a_decision_taken_through_another_process_reaches_the_drivers_streams(
+    redis_server, fake_server
+):
+    server = await fake_server(_slow_agent())
+    run = await sync_to_async(new_run)(f"{server.url}/slow")
+    live = start_run(run)
+    await eventually(lambda: live.transcript.messages)
+    await asyncio.wait_for(live.fanout.subscribed.wait(), timeout=10)
+    decider = await sync_to_async(make_user)("decider")
+    await ApprovalRecord.objects.acreate(
+        run_id=run.pk, request_id="approval-1", decision=ApprovalRecord.Decision.APPROVED, decided_by=decider
+    )
+    assert "approval-1" not in live.decided
+    message = {"kind": "decided", "request": "approval-1"}
+    await asyncio.to_thread(lambda: asyncio.run(_broadcast(redis_server.url, run.pk, message)))
+    record = await eventually(lambda: live.decided.get("approval-1"))
+    assert record.decided_by.username == "decider"  # loaded with it: the stream shows who decided
+    assert await stop_run(run.pk)
+    await live.fanout.aclose()
