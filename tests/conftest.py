@@ -102,4 +102,9 @@ def redis_server(_redis_process, settings):
         _redis_process.start()
     _redis_process.flush()
     settings.AGENTS_UI_FANOUT_URL = _redis_process.url
-    return _redis_process
+    yield _redis_process
+    # The live server's event loop outlives the test: its connections to this Redis are closed.
+    from agents_ui.runs.fanout import _FANOUTS, close_in
+
+    for loop in [loop for loop in list(_FANOUTS) if loop.is_running()]:
+        close_in(loop)

@@ -65,6 +65,16 @@ async def _dispatch(run_id: str, message: dict[str, Any]) -> bool:
     return await handler(run_id, message)
 
 
+# Tasks started in the background, kept until they end (the event loop holds only weak references).
+_TASKS: set[asyncio.Task] = set()
+
+
+def _background(loop: asyncio.AbstractEventLoop, work: Awaitable[Any]) -> None:
+    task = loop.create_task(work, context=contextvars.Context())  # type: ignore[arg-type]
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+
+
 def stream_key(run_id: str) -> str:
     return f"run:{run_id}"
 
@@ -245,7 +255,7 @@ class RedisFanout:
         run_id = message.get("run") if isinstance(message, dict) else None
         if not isinstance(run_id, str) or run_id not in self._driving:
             return  # another process drives it
-        asyncio.get_running_loop().create_task(_dispatch(run_id, message), context=contextvars.Context())
+        _background(asyncio.get_running_loop(), _dispatch(run_id, message))
 
     # --- Anyone's side -----------------------------------------------------------------------------
 
@@ -394,5 +404,14 @@ def fanout() -> Fanout:
     url = settings.AGENTS_UI_FANOUT_URL
     found = _FANOUTS.get(loop)
     if found is None or getattr(found, "url", "") != url:
+        if found is not None:  # the settings changed (tests do): the old one's connections are closed
+            _background(loop, found.aclose())
         found = _FANOUTS[loop] = RedisFanout(url) if url else InProcessFanout()
     return found
+
+
+def close_in(loop: asyncio.AbstractEventLoop, timeout: float = 10) -> None:
+    """From another thread: close the fan-out of a running event loop (a server's, as it stops)."""
+    found = _FANOUTS.pop(loop, None)
+    if found is not None and loop.is_running():
+        asyncio.run_coroutine_threadsafe(found.aclose(), loop).result(timeout)

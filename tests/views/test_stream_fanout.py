@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
 from agents_ui.models import Run
-from agents_ui.runs.fanout import RedisFanout
+from agents_ui.runs.fanout import RedisFanout, fanout
 from tests.runs.test_fanout import answer, new_run, store
 from tests.support.waiting import eventually
 
@@ -52,6 +52,7 @@ async def test_a_run_driven_elsewhere_streams_from_redis_before_the_database_has
     await asyncio.wait_for(reading, timeout=20)
     assert frames[-1] == "event: done\ndata: \n\n"
     await driver.aclose()
+    await fanout().aclose()  # the view's, in this event loop
 
 
 async def test_without_redis_a_run_driven_elsewhere_is_read_from_the_database(settings):
