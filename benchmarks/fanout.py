@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     ]
     try:
         for port in (redis_port, agent_port, a_port, b_port):
-            stream.wait_for_port(port)
+            stream.wait_for_port(port, timeout=120)  # a busy machine starts Django slowly
         a_base, b_base = f"http://127.0.0.1:{a_port}", f"http://127.0.0.1:{b_port}"
         on_a = stream.signed_in_client(a_base, username, password)
         on_b = stream.signed_in_client(b_base, username, password)
@@ -102,17 +102,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         fast = stream.read_run(on_b, stream.send_message(on_a, a_base, "bench-fast", "Fast."))
         fast_seconds = time.perf_counter() - started
     finally:
-        for process in processes:
-            process.send_signal(2)
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        # Redis last: the products stop while it still answers them.
+        for group in (processes[1:], processes[:1]):
+            for process in group:
+                process.send_signal(2)
+            for process in group:
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
         shutil.rmtree(tmp, ignore_errors=True)
 
     assert paced["done"] and steady["done"] and fast["done"], "a run did not end on B"
-    lost = (stream.PACED_DELTAS - len(paced["latencies"])) + (stream.STEADY_DELTAS - len(steady["latencies"]))
+    lost = (stream.PACED_DELTAS - len(paced["stamps"])) + (stream.STEADY_DELTAS - len(steady["stamps"]))
 
     def median(values: list[float]) -> float | None:
         return round(statistics.median(values), 2) if values else None

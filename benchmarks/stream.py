@@ -247,6 +247,7 @@ def read_run(client, run_id: str) -> dict[str, Any]:
     swaps: Counter[tuple[str, int]] = Counter()  # (message dom id, second) -> text appends
     latencies: list[float] = []
     newest = 0
+    stamps: set[int] = set()  # every delta's stamp the page got, in a swap or in a whole render
     start = time.perf_counter()
     buffer = ""
     done = False
@@ -267,6 +268,7 @@ def read_run(client, run_id: str) -> dict[str, Any]:
                 if event != "update":
                     continue
                 updates += 1
+                stamps.update(map(int, _STAMP.findall(data)))
                 second = int(now - start)
                 for settled, target, tail, line_target, line in _TEXT_SWAP.findall(data):
                     if target or line_target:
@@ -284,6 +286,7 @@ def read_run(client, run_id: str) -> dict[str, Any]:
         "max_swaps_per_s": max(swaps.values(), default=0),
         "swaps": sum(swaps.values()),
         "latencies": latencies,
+        "stamps": stamps,
         "done": done,
     }
 
