@@ -182,8 +182,7 @@ class RedisFanout:
                 self._down_until = time.monotonic() + RETRY_SECONDS
                 logger.warning("publishing %d run events to Redis failed: %s", len(batch), exc)
             if not self._queue:
-                # What arrived while the batch was sent goes in the next one; a moment's wait lets a
-                # fast agent's events gather into it.
+                # Once round the event loop: the agent's events already read go in the same batch.
                 await asyncio.sleep(0)
 
     async def _send(self, batch: list[tuple[str, int, str | None, str]]) -> None:
@@ -355,25 +354,26 @@ class RedisTail:
             seq = int(entry_id.partition("-")[0])
             if "end" in fields:  # the run's end is stored: whatever is left is in the database
                 self.ended = self._status_now = True
-                return count + await self._read_database(limit=None)
+                return count + await self._read_database(everything=True)
             if seq <= log.last_seq:
                 continue
             if seq > log.last_seq + 1 or "big" in fields or "p" not in fields:
                 # Trimmed from the Stream, lost while Redis was away, or too large for it.
-                count += await self._read_database()
+                read = await self._read_database()
+                count += read
                 if seq <= log.last_seq:
                     continue
                 if seq > log.last_seq + 1 or "p" not in fields:
-                    # Not stored yet (the writer is a moment behind): read again shortly.
-                    await asyncio.sleep(POLL_SECONDS)
+                    if read < READ_ROWS:  # not stored yet (the writer is a moment behind): shortly
+                        await asyncio.sleep(POLL_SECONDS)
                     return count
             log.apply_record(seq, fields.get("t", ""), fields["p"])
             self.from_stream += 1
             count += 1
         return count
 
-    async def _read_database(self, limit: int | None = READ_ROWS) -> int:
-        count = await sync_to_async(self.log.read)(limit=limit)
+    async def _read_database(self, *, everything: bool = False) -> int:
+        count = await sync_to_async(self.log.read)(limit=None if everything else READ_ROWS)
         self.from_database += count
         return count
 

@@ -136,8 +136,11 @@ async def test_a_follower_in_another_loop_reads_the_stream_from_its_cursor_every
     await driver.aclose()
 
 
-async def test_a_follower_behind_the_streams_window_reads_the_rest_from_the_database(redis_server, settings):
+async def test_a_follower_behind_the_streams_window_reads_the_rest_from_the_database(
+    redis_server, settings, monkeypatch
+):
     settings.AGENTS_UI_FANOUT_STREAM_MAXLEN = 10
+    monkeypatch.setattr("agents_ui.runs.fanout.READ_ROWS", 300)  # the gap is read in several goes
     run = await sync_to_async(new_run)()
     records = answer(2000)
     driver, other = fanout(), RedisFanout(redis_server.url)
