@@ -15,7 +15,8 @@ median); a third, steady agent (a word every 50 ms, under the cap) measures the 
 sent at once.
 
 Usage: python benchmarks/stream.py [--json] [--events N] [--profile]
-Targets: stream_agent_events_per_s >= 20,000 on one worker; stream_text_swaps_per_s_per_message <= 30.
+Targets: stream_agent_events_per_s >= 20,000 on one worker; stream_text_swaps_per_s_per_message <= 30;
+stream_steady_added_latency_median_ms < 5.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 TARGET_EVENTS_PER_S = 20_000
 TARGET_SWAPS_PER_S = 30
+TARGET_STEADY_LATENCY_MS = 5
 PACED_DELTAS = 300
 PACED_INTERVAL = 0.005
 # A steady agent, slower than the swap cap (20 words a second): each word is sent as it comes.
@@ -441,6 +443,8 @@ def main() -> None:
         swaps = results["stream_text_swaps_per_s_per_message"] <= TARGET_SWAPS_PER_S
         print(f"target_events_per_s_met: {met}")
         print(f"target_swaps_per_s_met: {swaps}")
+        steady = results["stream_steady_added_latency_median_ms"]
+        print(f"target_steady_latency_met: {steady is not None and steady < TARGET_STEADY_LATENCY_MS}")
     if args.profile:
         print_profile(results["profile"])
 
