@@ -5,6 +5,7 @@ database."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 import pytest
@@ -12,7 +13,7 @@ from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 
 from agents_ui.models import Run
-from agents_ui.runs.fanout import RedisFanout, fanout
+from agents_ui.runs.fanout import CONTROL_CHANNEL, RedisFanout, fanout
 from tests.runs.test_fanout import answer, new_run, store
 from tests.support.waiting import eventually
 
@@ -70,3 +71,24 @@ async def test_without_redis_a_run_driven_elsewhere_is_read_from_the_database(se
     await asyncio.wait_for(reading, timeout=20)
     page = "".join(frames)
     assert all(re.search(rf"\bw{i}\b", page) for i in range(5)) and frames[-1] == "event: done\ndata: \n\n"
+
+
+async def test_the_composers_stop_reaches_a_run_driven_elsewhere_and_records_it(redis_server):
+    run = await sync_to_async(new_run)()
+    listener = RedisFanout(redis_server.url)
+    pubsub = listener.redis.pubsub(ignore_subscribe_messages=True)
+    await pubsub.subscribe(CONTROL_CHANNEL)
+    client = AsyncClient()
+    await client.aforce_login(await sync_to_async(lambda: run.conversation.user)())
+    slug = await sync_to_async(lambda: run.conversation.endpoint.slug)()
+    response = await client.post(f"/agents/{slug}/stop/", {"conversation": str(run.conversation_id)})
+    assert response.status_code == 302
+    async with asyncio.timeout(10):
+        while (message := await pubsub.get_message(timeout=1.0)) is None:
+            pass
+    assert json.loads(message["data"]) == {"kind": "stop", "reason": "", "run": str(run.pk)}
+    stored = await Run.objects.aget(pk=run.pk)  # the record, which the driver's writer reads too
+    assert (stored.status, stored.error) == (Run.Status.CANCELLED, "Stopped. The answer so far is kept.")
+    await pubsub.aclose()
+    await listener.aclose()
+    await fanout().aclose()
