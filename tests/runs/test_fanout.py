@@ -137,8 +137,9 @@ async def test_a_follower_in_another_loop_reads_the_stream_from_its_cursor_every
 
 
 async def test_a_follower_behind_the_streams_window_reads_the_rest_from_the_database(
-    redis_server, settings, monkeypatch
+    redis_server, settings, monkeypatch, record_property
 ):
+    record_property("fault", "redis-stream-trimmed-under-a-follower")
     settings.AGENTS_UI_FANOUT_STREAM_MAXLEN = 10
     monkeypatch.setattr("agents_ui.runs.fanout.READ_ROWS", 300)  # the gap is read in several goes
     run = await sync_to_async(new_run)()
@@ -165,7 +166,10 @@ async def test_a_follower_behind_the_streams_window_reads_the_rest_from_the_data
     await other.aclose()
 
 
-async def test_an_event_too_large_for_the_stream_is_read_from_the_database(redis_server, settings):
+async def test_an_event_too_large_for_the_stream_is_read_from_the_database(
+    redis_server, settings, record_property
+):
+    record_property("fault", "event-too-large-for-redis")
     settings.AGENTS_UI_FANOUT_EVENT_MAX_BYTES = 1000
     run = await sync_to_async(new_run)()
     records = answer(20, big=10, size=5000)  # the 13th record: 5 KB
@@ -187,7 +191,10 @@ async def test_an_event_too_large_for_the_stream_is_read_from_the_database(redis
     await other.aclose()
 
 
-async def test_redis_killed_and_started_again_mid_follow_the_follower_recovers_every_event_once(redis_server):
+async def test_redis_killed_and_started_again_mid_follow_the_follower_recovers_every_event_once(
+    redis_server, record_property
+):
+    record_property("fault", "redis-restarted-mid-follow")
     run = await sync_to_async(new_run)()
     records = answer(600)
     driver = fanout()
@@ -234,7 +241,10 @@ def _slow_agent():
     return slow
 
 
-async def test_a_stop_sent_from_another_process_reaches_the_driver_at_once(redis_server, fake_server):
+async def test_a_stop_sent_from_another_process_reaches_the_driver_at_once(
+    redis_server, fake_server, record_property
+):
+    record_property("fault", "stop-sent-to-another-web-process")
     server = await fake_server(_slow_agent())
     run = await sync_to_async(new_run)(f"{server.url}/slow")
     live = start_run(run)
