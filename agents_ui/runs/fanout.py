@@ -330,20 +330,29 @@ class RedisTail:
             await asyncio.sleep(POLL_SECONDS)
             self._status_now = True
             return await self._read_database()
-        try:
-            reply = await self.fanout.redis.xread(
-                {self.key: f"{self.log.last_seq}-0"}, count=READ_ENTRIES, block=BLOCK_MS
-            )
-        except Exception as exc:
-            self.fallbacks += 1
-            self._down_until = time.monotonic() + RETRY_SECONDS
-            self._status_now = True
-            logger.info("following run %s from the database: Redis is away (%s)", self.log.run_id, exc)
-            return await self._read_database()
-        if not reply:
-            self._status_now = True
-            return 0
-        count = await self._apply(_entries(reply))
+        count, block = 0, BLOCK_MS
+        # A full read means more waits: read on (without waiting) up to one frame's worth, so that a
+        # follower keeps up with an agent faster than READ_ENTRIES events a swap.
+        while count < READ_ROWS:
+            try:
+                reply = await self.fanout.redis.xread(
+                    {self.key: f"{self.log.last_seq}-0"}, count=READ_ENTRIES, block=block
+                )
+            except Exception as exc:
+                self.fallbacks += 1
+                self._down_until = time.monotonic() + RETRY_SECONDS
+                self._status_now = True
+                logger.info("following run %s from the database: Redis is away (%s)", self.log.run_id, exc)
+                return count + await self._read_database()
+            entries = _entries(reply) if reply else []
+            if not entries:
+                self._status_now = self._status_now or not count
+                break
+            applied = await self._apply(entries)
+            count += applied
+            if not applied or len(entries) < READ_ENTRIES or self.ended:
+                break  # all read, the run's end, or a gap the database does not fill yet
+            block = None
         if count:
             self._last = time.monotonic()
         return count
