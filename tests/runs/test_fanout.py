@@ -344,3 +344,19 @@ async def test_a_decision_taken_through_another_process_reaches_the_drivers_stre
     assert record.decided_by.username == "decider"  # loaded with it: the stream shows who decided
     assert await stop_run(run.pk)
     await live.fanout.aclose()
+
+
+async def test_a_follower_reads_everything_the_stream_holds_for_it_in_one_go(redis_server):
+    run = await sync_to_async(new_run)()
+    records = answer(1000)
+    driver, other = fanout(), RedisFanout(redis_server.url)
+    log = EventLogReader(run.pk, "agui")
+    tail = other.tail(log)
+    assert await tail.next() == 0  # nothing stored yet
+    publish(driver, run, records)
+    await flushed(driver)
+    # Five times what one XREAD returns, in one frame: a fast agent's follower keeps up.
+    assert await tail.next() == len(records)
+    assert text(log) == said(1000) and tail.from_stream == len(records)
+    await driver.aclose()
+    await other.aclose()
