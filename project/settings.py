@@ -246,6 +246,17 @@ AGENTS_UI_RUN_MAX_SECONDS = float(os.environ.get("AGENTS_UI_RUN_MAX_SECONDS", st
 # The longest wait for the agent's next whole event (a byte at a time does not count; an undecided
 # approval holds it; never shorter than the endpoint's read timeout).
 AGENTS_UI_RUN_IDLE_SECONDS = float(os.environ.get("AGENTS_UI_RUN_IDLE_SECONDS", str(5 * 60)))
+# Live fan-out between processes (docs/architecture.md): with a Redis URL, each run's events go
+# through a bounded Redis Stream to the browsers other processes serve, and a stop reaches the process
+# driving the run at once; without one (the default), everything stays in the process and browsers
+# served by another process read the database.
+AGENTS_UI_FANOUT_URL = os.environ.get("AGENTS_UI_FANOUT_URL", os.environ.get("REDIS_URL", ""))
+# A run's Stream keeps about this many events (older ones are read from the database) ...
+AGENTS_UI_FANOUT_STREAM_MAXLEN = int(os.environ.get("AGENTS_UI_FANOUT_STREAM_MAXLEN", "10000"))
+# ... an event larger than this is only marked there (followers read it from the database) ...
+AGENTS_UI_FANOUT_EVENT_MAX_BYTES = int(os.environ.get("AGENTS_UI_FANOUT_EVENT_MAX_BYTES", str(64 * 1024)))
+# ... and the Stream is deleted this long after the run ended.
+AGENTS_UI_FANOUT_RETENTION_SECONDS = int(os.environ.get("AGENTS_UI_FANOUT_RETENTION_SECONDS", "3600"))
 # A text longer than this (an answer, a tool's arguments or result) shows its end, with a note.
 AGENTS_UI_SHOWN_TEXT_CHARS = int(os.environ.get("AGENTS_UI_SHOWN_TEXT_CHARS", "100000"))
 

@@ -5,7 +5,9 @@
 
 1. The fault suites (tests/test_faults.py, tests/test_hostile_agents.py): every fault of
    tests/support/fault_agent.py, hostile agents' attacks included, through the product (and
-   tests/e2e/test_hostile_agents.py in a real browser: long lines, a double submit).
+   tests/e2e/test_hostile_agents.py in a real browser: long lines, a double submit); and the live
+   fan-out's (tests/runs/test_fanout.py) on a real redis-server, installed with apt-get when missing
+   and this runs as root (without it those faults are skipped, and reported as not survived).
 2. The bad-input suites (tests/test_bad_input.py, and tests/e2e/test_bad_input.py in a real browser).
 3. scripts/load.py twice: one uvicorn worker on SQLite, then two workers on PostgreSQL (a throwaway
    cluster; PostgreSQL is installed with apt-get when missing and this runs as root).
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,7 +81,11 @@ def main() -> int:
         args.conversations, args.seconds = 20, 15
 
     print("Reliability: running the fault suite ...", file=sys.stderr, flush=True)
-    faults = pytest_properties(["tests/test_faults.py", "tests/test_hostile_agents.py"], "fault")
+    if not shutil.which("redis-server") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "install", "-y", "-qq", "redis-server"], env=env, capture_output=True)
+    suites = ["tests/test_faults.py", "tests/test_hostile_agents.py", "tests/runs/test_fanout.py"]
+    faults = pytest_properties(suites, "fault")
     for name, ok in pytest_properties(["tests/e2e/test_hostile_agents.py"], "fault", browser=True).items():
         faults[name] = faults.get(name, True) and ok
     print("Reliability: running the bad-input suites ...", file=sys.stderr, flush=True)

@@ -79,3 +79,32 @@ def _empty_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(scope="session")
+def _redis_process():
+    from tests.support.redis_server import SKIP_REASON, RedisServer, installed, redis_port
+
+    if not installed():
+        pytest.skip(SKIP_REASON)
+    server = RedisServer(redis_port())
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def redis_server(_redis_process, settings):
+    """A real redis-server of this test process, empty, and the fan-out pointed at it."""
+    if not _redis_process.ping():  # a test before killed it
+        _redis_process.start()
+    _redis_process.flush()
+    settings.AGENTS_UI_FANOUT_URL = _redis_process.url
+    yield _redis_process
+    # The live server's event loop outlives the test: its connections to this Redis are closed.
+    from agents_ui.runs.fanout import _FANOUTS, close_in
+
+    for loop in [loop for loop in list(_FANOUTS) if loop.is_running()]:
+        close_in(loop)

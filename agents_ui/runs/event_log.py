@@ -100,6 +100,17 @@ class EventLogReader:
             self.builder.apply(event)
         return count
 
+    def apply_record(self, seq: int, type_: str, payload: str) -> None:
+        """Fold one event given as its log record (its JSON text), the one after the last read."""
+        self.last_seq = seq
+        try:
+            event = event_from_record(self.protocol, type_, json.loads(payload))
+        except Exception:  # as for a stored event: one that does not parse must not hide the rest
+            logger.warning("skipping streamed event %s of run %s", type_, self.run_id, exc_info=True)
+            return
+        if event is not None:
+            self.builder.apply(event)
+
 
 def replay(run: Run) -> Transcript:
     """The transcript of a run from its event log (a finished run, or one driven elsewhere)."""

@@ -8,7 +8,9 @@ process's event writer (agents_ui.runs.writer), and the assistant's messages are
 complete.
 
 One process owns a live run. A page served by another worker, or after a restart, reads the
-event log from the database instead (agents_ui.runs.event_log).
+event log from the database (agents_ui.runs.event_log) and, when Redis is configured, the run's
+live Stream (agents_ui.runs.fanout), which the driver feeds; a stop sent to another worker reaches
+the driver through the fan-out's control channel.
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ from agents_ui.display.task import task_ending
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
-from agents_ui.models import AgentEndpoint, Conversation, Message, Run
+from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
 from agents_ui.monitoring.runs import RunWatch
 from agents_ui.runs import tracing
 from agents_ui.runs.event_log import event_record, stored_events
+from agents_ui.runs.fanout import Fanout, fanout, on_control
 from agents_ui.runs.protocols import RunContext, adapter_for
 from agents_ui.runs.registry import LIVE, live_run
 from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
@@ -101,6 +104,8 @@ class LiveRun:
     _pending_since: float = 0.0
     # The run's metrics and log lines (set when it is driven).
     watch: RunWatch | None = None
+    # Where its events go for the browsers other processes serve (set when it is driven).
+    fanout: Fanout | None = None
 
     @property
     def transcript(self) -> Transcript:
@@ -138,6 +143,8 @@ class LiveRun:
         self._seq += 1
         self._pending.append((self._seq, type_[:64], payload))
         self._pending_bytes += len(payload)
+        if self.fanout is not None:
+            self.fanout.publish(self.run_id, self._seq, type_[:64], payload)
         if len(self._thinking) < 2:
             self._time_thinking(type_)
         # As the batch fills up (setting the writer's wake event again costs nothing).
@@ -255,8 +262,21 @@ def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
 
 async def stop_run(run_id: uuid.UUID | str, reason: str = "") -> bool:
     """End a live run: the upstream connection is closed, what was said so far is kept; it has
-    ended (and written what it said) when this returns, unless that takes too long."""
+    ended (and written what it said) when this returns, unless that takes too long.
+
+    A run another process drives is told to stop through the fan-out's control channel (with Redis:
+    at once); False then, and the caller records the stop in the database, which the driver's
+    writer also reads."""
+    if live_run(run_id) is None:
+        await fanout().publish_control(str(run_id), {"kind": "stop", "reason": reason[:500]})
+        return False
+    return await _stop_here(str(run_id), {"reason": reason})
+
+
+async def _stop_here(run_id: str, message: dict[str, Any]) -> bool:
     live = live_run(run_id)
+    reason = message.get("reason")
+    reason = reason[:500] if isinstance(reason, str) else ""
     if live is None or live.done or live.task is None:
         return False
     live.stop_reason = reason or STOPPED
@@ -266,6 +286,28 @@ async def stop_run(run_id: uuid.UUID | str, reason: str = "") -> bool:
     except (TimeoutError, asyncio.CancelledError):
         pass
     return True
+
+
+async def _decided_elsewhere(run_id: str, message: dict[str, Any]) -> bool:
+    """A decision on one of this run's requests, taken through another process: the run's streams
+    here show who decided and what was sent, as they do for one taken here."""
+    live, request = live_run(run_id), message.get("request")
+    if live is None or not isinstance(request, str):
+        return False
+    record = (
+        await ApprovalRecord.objects.select_related("decided_by")
+        .filter(run_id=run_id, request_id=request[:200])
+        .afirst()
+    )
+    if record is None:
+        return False
+    live.decided.setdefault(record.request_id, record)
+    live.notify()
+    return True
+
+
+on_control("stop", _stop_here)
+on_control("decided", _decided_elsewhere)
 
 
 async def _drive(run: Run, live: LiveRun) -> None:
@@ -287,6 +329,8 @@ async def _drive(run: Run, live: LiveRun) -> None:
         live._saved_messages.add(f"reasoning:{remote_id}" if role == Message.Role.REASONING else remote_id)
     status, error = Run.Status.RUNNING, ""
     writer.add(live)
+    live.fanout = fanout()
+    live.fanout.driving(live.run_id)
     try:
         async with streaming_agent_client() as client:
             if traced:
@@ -352,6 +396,8 @@ async def _drive(run: Run, live: LiveRun) -> None:
         live.done = True
         live.notify()
         LIVE.pop(live.run_id, None)
+        live.fanout.ended(live.run_id, live._seq)  # after its end is stored
+        live.fanout.released(live.run_id)
         watch.ended(status)
 
 

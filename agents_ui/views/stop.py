@@ -20,15 +20,19 @@ from agents_ui.views.htmx import HtmxHttpRequest
 @require_POST
 async def stop(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     run = await users_run(request, run_id)
-    stopped = await stop_run(run.pk)
-    if not stopped and run.status not in Run.FINISHED:
-        # Driven by another process, or orphaned by a restart: record the stop; nothing else runs it.
-        await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
-            status=Run.Status.CANCELLED,
-            error="Stopped. The answer so far is kept.",
-            finished_at=timezone.now(),
-        )
+    if not await stop_run(run.pk) and run.status not in Run.FINISHED:
+        await _record_stop(run.pk)
     return _stopped(request, run.conversation.get_absolute_url())
+
+
+async def _record_stop(run_id: Any) -> None:
+    """Driven by another process (told through the fan-out's control channel, and its writer reads
+    this too) or orphaned by a restart: the stop is recorded."""
+    await Run.objects.filter(pk=run_id, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
+        status=Run.Status.CANCELLED,
+        error="Stopped. The answer so far is kept.",
+        finished_at=timezone.now(),
+    )
 
 
 @login_required
@@ -40,7 +44,8 @@ async def stop_conversation(request: HtmxHttpRequest, slug: str) -> HttpResponse
     async for run in Run.objects.filter(
         conversation=thread, status__in=[Run.Status.PENDING, Run.Status.RUNNING]
     ):
-        await stop_run(run.pk)
+        if not await stop_run(run.pk):
+            await _record_stop(run.pk)
     return _stopped(request, thread.get_absolute_url())
 
 

@@ -22,6 +22,7 @@ from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.monitoring import metrics
 from agents_ui.runs.event_log import EventLogReader
+from agents_ui.runs.fanout import fanout
 from agents_ui.runs.history import decided_for, decided_in, thought_seconds, thread_runs
 from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.folding import TranscriptBuilder
@@ -30,9 +31,8 @@ from agents_ui.views.access import users_run
 from agents_ui.views.client_tools import thread_answers
 
 # The browser gets at most this many swaps a second per run: a fast agent is coalesced, a slow
-# one still shows each word as it comes.
+# one still shows each word as it comes, and the first word after a pause goes at once.
 MIN_SWAP_INTERVAL = 1 / 30
-POLL_SECONDS = 0.25  # following a run driven by another server process
 ORPHANED = "The server restarted while the agent was answering. What it said until then is kept."
 
 
@@ -128,12 +128,15 @@ async def _follow_live(
     try:
         explain = renderer.explain_fragment() if observed != NOTHING_SEEN else ""
         yield sse_frame("update", renderer.first() + explain + renderer.state_fragment())
-        last = time.monotonic()
+        # The page as it was is not a swap of what the agent says: its first word goes at once.
+        last = -MIN_SWAP_INTERVAL
         while not live.done:
             await changed.wait()
+            # Idle for an interval: sent at once. Under pressure (the last swap was moments ago), what
+            # arrives until the interval is over goes in the same swap.
             wait = MIN_SWAP_INTERVAL - (time.monotonic() - last)
             if wait > 0:
-                await asyncio.sleep(wait)  # coalesce what arrives meanwhile into one swap
+                await asyncio.sleep(wait)
             changed.clear()
             if live.done:
                 run.status, run.error = live.status, live.error
@@ -175,21 +178,24 @@ def _follow_thread(live: LiveRun, renderer: StreamRenderer) -> None:
 async def _follow_stored(
     run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs, earlier: list[Transcript]
 ) -> AsyncIterator[bytes]:
-    """A run this process is not driving: read its event log as it grows, until it ends."""
+    """A run this process is not driving: its event log, then what it says as it says it (the
+    fan-out's Stream with Redis, the event log again without), until it ends."""
     endpoint = run.conversation.endpoint
     log = EventLogReader(run.pk, endpoint.protocol, earlier=earlier)
     view.transcript = log.transcript
+    tail = fanout().tail(log, min_interval=MIN_SWAP_INTERVAL)
     # No event for longer than the agent may stay silent: nobody is driving the run any more
     # (the server restarted mid-run). Say so, and keep what was said.
     silence_limit = endpoint.read_timeout + 30
     first, last_progress = True, time.monotonic()
     observed = _observed_key(log.transcript)
     while True:
-        if await sync_to_async(log.read)(limit=5000):
+        if await tail.next():
             last_progress = time.monotonic()
-        status = await Run.objects.filter(pk=run.pk).values_list("status", "error").afirst()
-        if status:
-            run.status, run.error = status
+        if tail.status_due():
+            status = await Run.objects.filter(pk=run.pk).values_list("status", "error").afirst()
+            if status:
+                run.status, run.error = status
         if run.is_finished and view.thought is None:
             # Nobody here timed the reasoning (the run was driven elsewhere, or ended between this
             # request's first look at it and its look for a live run): the event log says how long.
@@ -212,7 +218,6 @@ async def _follow_stored(
         if run.status in Run.FINISHED:
             yield DONE_FRAME
             return
-        await asyncio.sleep(POLL_SECONDS)
 
 
 def _observed_key(transcript: Transcript) -> Observations:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from agents_ui.endpoints import errors
 from agents_ui.endpoints.clients import agent_client, sdk_client
 from agents_ui.models import ApprovalRecord, Run
+from agents_ui.runs.fanout import fanout
 from agents_ui.runs.inputs import external_events
 from agents_ui.runs.protocols.agui import schema_problem, why
 from agents_ui.runs.protocols.base import (
@@ -112,6 +113,8 @@ class ExternalAdapter(ProtocolAdapter):
             await record.asave(force_insert=True)
         except IntegrityError:
             raise Refused("This request was already decided.", approval_id) from None
+        if live is None:  # driven by another process: its streams show who decided, from the record
+            await fanout().publish_control(str(run.pk), {"kind": "decided", "request": approval_id[:200]})
 
     async def artifact(self, run: Run, transcript: Transcript, artifact_id: str) -> ArtifactFile:
         endpoint = run.conversation.endpoint
