@@ -269,6 +269,7 @@ class StreamRenderer:
                     len(t.errors),
                     len(t.pending_approvals),
                     len(t.steps),
+                    self.view.queued_ahead,
                 ),
                 "status",
             ),

@@ -7,11 +7,10 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect
-from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from agents_ui.models import Run
-from agents_ui.runs.live import stop_run
+from agents_ui.runs.control import request_stop
 from agents_ui.views.access import usable_endpoint, users_conversation, users_run
 from agents_ui.views.htmx import HtmxHttpRequest
 
@@ -20,14 +19,9 @@ from agents_ui.views.htmx import HtmxHttpRequest
 @require_POST
 async def stop(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     run = await users_run(request, run_id)
-    stopped = await stop_run(run.pk)
-    if not stopped and run.status not in Run.FINISHED:
-        # Driven by another process, or orphaned by a restart: record the stop; nothing else runs it.
-        await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
-            status=Run.Status.CANCELLED,
-            error="Stopped. The answer so far is kept.",
-            finished_at=timezone.now(),
-        )
+    # Here, or recorded for the process that drives it (a run worker, another web worker), or for
+    # nobody (orphaned by a restart): runs.control.
+    await request_stop(run.pk)
     return _stopped(request, run.conversation.get_absolute_url())
 
 
@@ -40,7 +34,7 @@ async def stop_conversation(request: HtmxHttpRequest, slug: str) -> HttpResponse
     async for run in Run.objects.filter(
         conversation=thread, status__in=[Run.Status.PENDING, Run.Status.RUNNING]
     ):
-        await stop_run(run.pk)
+        await request_stop(run.pk)
     return _stopped(request, thread.get_absolute_url())
 
 
