@@ -87,7 +87,7 @@ class Product:
     def run(self, run_id: str) -> dict:
         return self.runs([run_id])[run_id]
 
-    def until(self, run_id: str, condition, what: str) -> dict:  # noqa: ANN001
+    def until(self, run_id: str, condition, what: str) -> dict:
         return eventually_sync(
             lambda: (lambda row: row if condition(row) else None)(self.run(run_id)),
             timeout=WAIT, interval=0.2, what=lambda: f"{what}: {self.run(run_id)}\n{self.logs()[-3000:]}",
