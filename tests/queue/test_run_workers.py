@@ -7,7 +7,6 @@ and stopped (SIGTERM, SIGKILL) as a deployment's would be. The database is read 
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
@@ -19,7 +18,7 @@ import pytest
 
 from agents_ui.runs.queue import INTERRUPTED
 from tests.support.paced_agent import PacedAgent, word
-from tests.support.postgres import REPO, pg_database, postgres_cluster, product_env  # noqa: F401
+from tests.support.postgres import REPO, pg_database, postgres_cluster, product_env, step  # noqa: F401
 from tests.support.waiting import eventually_sync
 
 pytestmark = pytest.mark.timeout(240)
@@ -51,12 +50,7 @@ class Product:
         self._logs: list = []
 
     def step(self, name: str, **arguments: object) -> dict:
-        done = subprocess.run(
-            [sys.executable, "-m", "tests.support.queue_scenarios", name, json.dumps(arguments)],
-            cwd=REPO, env=product_env(self.url, **FAST), capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-3000:]
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        return step(self.url, name, **arguments)
 
     def worker(self, *options: str, name: str = "") -> subprocess.Popen:
         log = (self.tmp / f"worker-{len(self.workers)}.log").open("w")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -75,6 +76,17 @@ def product_env(database_url: str, **extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
+
+
+def step(database_url: str, name: str, **arguments: object) -> dict:
+    """One step of tests/support/queue_scenarios.py, in a product process of its own: its result."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.support.queue_scenarios", name, json.dumps(arguments)],
+        cwd=REPO, env=product_env(database_url), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"{name} failed: {done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="session")
