@@ -18,6 +18,7 @@ from django.core.management.base import SystemCheckError
 from django.test import AsyncClient
 
 from agents_ui.models import Message, Run
+from agents_ui.monitoring.readings import queued_runs
 from agents_ui.runs import queue
 from agents_ui.runs.live import LIVE
 from tests.factories import make_endpoint, make_user
@@ -82,6 +83,7 @@ async def test_a_send_queues_its_run_and_says_how_many_are_ahead(person, separat
     again = await person.post("/agents/quick/send/", {"content": "First", "client_token": "a" * 32})
     assert again.status_code == 200 and await Run.objects.acount() == 2
     assert await sync_to_async(queue.ahead_of)(runs[1]) == 1
+    assert await sync_to_async(queued_runs)() == {(): 2.0}  # the /metrics reading
 
 
 async def test_past_the_queue_bound_a_send_is_refused_with_503_and_the_text_kept(person, separate):
