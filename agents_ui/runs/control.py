@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import uuid
 
+from asgiref.sync import sync_to_async
+from django.db import transaction
 from django.utils import timezone
 
 from agents_ui.models import Run
 from agents_ui.runs.live import STOPPED, stop_run
-from agents_ui.runs.queue import Beat, Lease, heartbeat
+from agents_ui.runs.queue import Beat, Lease, heartbeat, wake_workers
 
 
 async def request_stop(run_id: uuid.UUID | str, reason: str = "") -> bool:
@@ -25,9 +27,15 @@ async def request_stop(run_id: uuid.UUID | str, reason: str = "") -> bool:
     if await stop_run(run_id, reason):
         return True
     # Driven by another process (a run worker, another web worker), queued, or orphaned by a restart.
-    stopped = await Run.objects.filter(
-        pk=run_id, status__in=[Run.Status.PENDING, Run.Status.RUNNING]
-    ).aupdate(status=Run.Status.CANCELLED, error=reason or STOPPED, finished_at=timezone.now())
+    return await sync_to_async(_record_stop)(run_id, reason or STOPPED)
+
+
+def _record_stop(run_id: uuid.UUID | str, reason: str) -> bool:
+    with transaction.atomic():
+        going = Run.objects.filter(pk=run_id, status__in=[Run.Status.PENDING, Run.Status.RUNNING])
+        stopped = going.update(status=Run.Status.CANCELLED, error=reason, finished_at=timezone.now())
+        if stopped:
+            wake_workers()  # the run's worker looks at its runs now, not at its next poll
     return bool(stopped)
 
 

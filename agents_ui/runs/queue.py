@@ -26,7 +26,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -37,6 +37,9 @@ logger = logging.getLogger(__name__)
 INTERRUPTED = "Interrupted: the server running it stopped. What the agent said until then is kept."
 # A run is started again at most this many times after its worker stopped before reaching the agent.
 MAX_ATTEMPTS = 2
+# The PostgreSQL channel on which a send (or a stop, or a run queued again) wakes the run workers at
+# once; they also look every AGENTS_UI_WORKER_POLL_SECONDS, so a lost notification only delays.
+CHANNEL = "agents_ui_runs"
 
 
 def separate() -> bool:
@@ -47,6 +50,14 @@ def separate() -> bool:
 def worker_name() -> str:
     """This process, as the runs it holds name it: host, process id and a random part."""
     return f"{socket.gethostname()[:120]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def wake_workers() -> None:
+    """Tell the run workers to look now: sent when the caller's transaction commits (PostgreSQL's
+    NOTIFY), so a worker never looks before the run it is told of is there."""
+    if separate() and connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_notify(%s, '')", [CHANNEL])
 
 
 def queued() -> Any:
@@ -152,6 +163,7 @@ def take_back(run_id: str, *, attempt: int, worker: str, reason: str = INTERRUPT
             return ""
         if not reached_agent(run) and run.attempt < MAX_ATTEMPTS:
             Run.objects.filter(pk=run.pk).update(status=Run.Status.PENDING, worker="", heartbeat_at=None)
+            wake_workers()
             logger.warning(
                 "run %s: worker %s stopped before reaching the agent; queued again", run.pk, worker
             )

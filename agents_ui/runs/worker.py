@@ -1,8 +1,9 @@
 """A run worker (`manage.py run_worker`): claims queued runs and drives them, N at a time.
 
 Each run is driven by the same machinery as in a web process (agents_ui.runs.live), under the
-lease the claim took (agents_ui.runs.queue), so every write about it is fenced. Every
-AGENTS_UI_WORKER_POLL_SECONDS the worker looks at its runs in the database (agents_ui.runs.control:
+lease the claim took (agents_ui.runs.queue), so every write about it is fenced. Woken at once by
+PostgreSQL's LISTEN/NOTIFY when a run is queued or stopped (queue.wake_workers), and at the latest
+every AGENTS_UI_WORKER_POLL_SECONDS, the worker looks at its runs in the database (agents_ui.runs.control:
 a stop from any web process; a lease taken away), renews their heartbeat every
 AGENTS_UI_WORKER_HEARTBEAT_SECONDS, claims as many queued runs as it has room for, and every
 AGENTS_UI_WORKER_SWEEP_SECONDS takes back the runs of workers that stopped beating.
@@ -15,7 +16,6 @@ interrupted, keeping everything the agent said.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -54,6 +54,7 @@ class RunWorker:
         self.leases: dict[str, queue.Lease] = {}
         self.lives: dict[str, LiveRun] = {}
         self._stopping = asyncio.Event()
+        self._wake = asyncio.Event()
         self._stops: set[asyncio.Task] = set()
         self.claimed = 0  # runs claimed since start
 
@@ -65,9 +66,18 @@ class RunWorker:
 
     async def serve(self) -> None:
         poll = settings.AGENTS_UI_WORKER_POLL_SECONDS
-        next_beat = next_sweep = 0.0
         logger.info("run worker %s: claiming queued runs, %d at a time", self.name, self.concurrency)
+        listening = asyncio.get_running_loop().create_task(self._listen())
+        try:
+            await self._claim_loop(poll)
+        finally:
+            listening.cancel()
+        await self._drain()
+
+    async def _claim_loop(self, poll: float) -> None:
+        next_beat = next_sweep = 0.0
         while not self._stopping.is_set():
+            self._wake.clear()
             now = time.monotonic()
             beat = now >= next_beat
             await self._look(beat=beat)
@@ -80,11 +90,36 @@ class RunWorker:
                     logger.warning("run worker %s: took back %s", self.name, swept)
             free = self.concurrency - len(self.leases)
             if free > 0:
-                for lease in await sync_to_async(_guarded)(queue.claim, self.name, free) or []:
-                    await self._drive(lease)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), poll)
-        await self._drain()
+                leases = await sync_to_async(_guarded)(queue.claim, self.name, free) or []
+                await asyncio.gather(*(self._drive(lease) for lease in leases))
+            await self._pause(poll)
+
+    async def _pause(self, seconds: float) -> None:
+        """Until the next poll, a notification, or the stop."""
+        waits = [asyncio.ensure_future(self._stopping.wait()), asyncio.ensure_future(self._wake.wait())]
+        try:
+            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+
+    async def _listen(self) -> None:
+        """LISTEN on the queue's channel, on a connection of its own: every notification wakes the
+        loop. Lost (the database restarting), it connects again; meanwhile the poll goes on."""
+        import psycopg
+
+        while not self._stopping.is_set():
+            try:
+                async with await psycopg.AsyncConnection.connect(**_libpq_params(), autocommit=True) as db:
+                    await db.execute(f"LISTEN {queue.CHANNEL}")
+                    while not self._stopping.is_set():
+                        async for _ in db.notifies(timeout=5):
+                            self._wake.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("run worker %s: not listening for new runs; polling", self.name, exc_info=True)
+                await asyncio.sleep(5)
 
     async def _drive(self, lease: queue.Lease) -> None:
         run = await sync_to_async(_guarded)(_leased_run, lease.run_id)
@@ -154,6 +189,17 @@ class RunWorker:
             await asyncio.wait([*self._stops, *tasks], timeout=30)
         self._forget_ended()
         logger.info("run worker %s: stopped", self.name)
+
+
+# What a libpq connection is made of, of the parameters Django gives its own connections.
+_LIBPQ = {
+    *("dbname", "user", "password", "host", "port", "sslmode", "sslrootcert", "sslcert", "sslkey"),
+    *("options", "application_name", "connect_timeout", "service", "passfile", "target_session_attrs"),
+}
+
+
+def _libpq_params() -> dict[str, Any]:
+    return {k: v for k, v in connections["default"].get_connection_params().items() if k in _LIBPQ and v}
 
 
 def _leased_run(run_id: str) -> Run | None:

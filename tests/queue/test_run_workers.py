@@ -52,12 +52,12 @@ class Product:
     def step(self, name: str, **arguments: object) -> dict:
         return step(self.url, name, **arguments)
 
-    def worker(self, *options: str, name: str = "") -> subprocess.Popen:
+    def worker(self, *options: str, name: str = "", **env: str) -> subprocess.Popen:
         log = (self.tmp / f"worker-{len(self.workers)}.log").open("w")
         self._logs.append(log)
         process = subprocess.Popen(
             [sys.executable, "manage.py", "run_worker", *options, *(["--name", name] if name else [])],
-            cwd=REPO, env=product_env(self.url, **FAST), stdout=log, stderr=subprocess.STDOUT,
+            cwd=REPO, env=product_env(self.url, **{**FAST, **env}), stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.workers.append(process)
         return process
@@ -77,6 +77,15 @@ class Product:
             ).fetchall()
         keys = ("status", "error", "attempt", "worker", "events", "answer")
         return {row[0]: dict(zip(keys, row[1:], strict=True)) for row in rows}
+
+    def listening(self) -> bool:
+        """A worker listens for notifications (and so has made its first look at the queue)."""
+        with psycopg.connect(self.url.replace("postgres://", "postgresql://")) as db:
+            found = db.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND query LIKE 'LISTEN %%'"
+            ).fetchone()
+        return bool(found and found[0])
 
     def run(self, run_id: str) -> dict:
         return self.runs([run_id])[run_id]
@@ -201,3 +210,14 @@ def test_a_stop_from_a_web_process_reaches_the_worker(product: Product, agent: P
     row = product.until(run, lambda r: r["answer"], "what was said saved")
     assert row["status"] == "cancelled" and row["error"] == "Stopped. The answer so far is kept."
     assert row["answer"].startswith("w0 ")
+
+
+def test_a_send_wakes_an_idle_worker_at_once_and_so_does_a_stop(product: Product, agent: PacedAgent):
+    # Polls ten minutes apart: only the send's and the stop's notifications can make it act before.
+    slow = {"AGENTS_UI_WORKER_POLL_SECONDS": "600", "AGENTS_UI_WORKER_HEARTBEAT_SECONDS": "600"}
+    product.worker(**slow)
+    eventually_sync(product.listening, timeout=WAIT, interval=0.2, what=product.logs)
+    (run,) = product.step("seed", agent_base=agent.base(400, 0.05), count=1)["runs"]
+    product.until(run, lambda r: r["events"] >= 3, "the run claimed on its notification")
+    product.step("stop", run=run)
+    eventually_sync(lambda: agent.gone == [run], timeout=WAIT, what="the stop delivered on its notification")
