@@ -175,7 +175,9 @@ def _write_many(jobs: list[WriteJob], last: bool = False) -> tuple[set[str], set
             marks = ", ".join(["%s"] * len(run_values))
             lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
             cursor.execute(
-                f"SELECT id, attempt, worker, status FROM {run_table} WHERE id IN ({marks}){lock}",
+                # In one order (the id's) wherever the lock is taken: two writers never deadlock.
+                f"SELECT id, attempt, worker, status FROM {run_table} "
+                f"WHERE id IN ({marks}) ORDER BY id{lock}",
                 list(run_values.values()),
             )
             found = {str(Run._meta.pk.to_python(pk)): (a, w, st) for pk, a, w, st in cursor.fetchall()}
