@@ -314,6 +314,13 @@ class Run(models.Model):
     client_token = models.CharField(max_length=64, blank=True, default="", editable=False)
     # The run's OpenTelemetry trace (32 hex digits), when tracing was on: shown to staff.
     trace_id = models.CharField(max_length=32, blank=True, default="", editable=False)
+    # With separate run workers (AGENTS_UI_RUN_WORKERS=separate, agents_ui.runs.queue): how many
+    # times a worker claimed the run, the worker that holds it now ("" while queued, or once its lease
+    # was taken away) and when that worker last said it still drives it. Every write a worker makes
+    # about the run checks (attempt, worker): a worker that lost the run can no longer write to it.
+    attempt = models.PositiveIntegerField(default=0, editable=False)
+    worker = models.CharField(max_length=200, blank=True, default="", editable=False)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["created_at"]
@@ -322,6 +329,16 @@ class Run(models.Model):
             models.UniqueConstraint(
                 fields=["client_token"], condition=~models.Q(client_token=""), name="run_client_token_once"
             )
+        ]
+        indexes = [
+            # The queue: pending runs no worker holds, oldest first.
+            models.Index(
+                fields=["created_at"], condition=models.Q(status="pending", worker=""), name="run_queued"
+            ),
+            # The sweeper: the runs some worker holds.
+            models.Index(
+                fields=["worker", "heartbeat_at"], condition=~models.Q(worker=""), name="run_leased"
+            ),
         ]
 
     def __str__(self) -> str:

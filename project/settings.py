@@ -257,6 +257,26 @@ AGENTS_UI_FANOUT_STREAM_MAXLEN = int(os.environ.get("AGENTS_UI_FANOUT_STREAM_MAX
 AGENTS_UI_FANOUT_EVENT_MAX_BYTES = int(os.environ.get("AGENTS_UI_FANOUT_EVENT_MAX_BYTES", str(64 * 1024)))
 # ... and the Stream is deleted this long after the run ended.
 AGENTS_UI_FANOUT_RETENTION_SECONDS = int(os.environ.get("AGENTS_UI_FANOUT_RETENTION_SECONDS", "3600"))
+
+# Where runs execute (docs/deploy.md). "embedded" (the default): the web process that saved the
+# message drives its run. "separate" (PostgreSQL only, refused on SQLite by a system check): a send
+# commits the message with a queued run and returns; `manage.py run_worker` processes claim the
+# queued runs and drive them.
+AGENTS_UI_RUN_WORKERS = os.environ.get("AGENTS_UI_RUN_WORKERS", "embedded").strip().lower()
+if AGENTS_UI_RUN_WORKERS not in {"embedded", "separate"}:
+    raise ImproperlyConfigured(f"AGENTS_UI_RUN_WORKERS {AGENTS_UI_RUN_WORKERS!r}: use embedded or separate")
+# A run worker says it still drives each of its runs this often, and looks for stops this often...
+AGENTS_UI_WORKER_HEARTBEAT_SECONDS = float(os.environ.get("AGENTS_UI_WORKER_HEARTBEAT_SECONDS", "5"))
+AGENTS_UI_WORKER_POLL_SECONDS = float(os.environ.get("AGENTS_UI_WORKER_POLL_SECONDS", "0.5"))
+# ... and every AGENTS_UI_WORKER_SWEEP_SECONDS, any worker takes back the runs whose heartbeat is
+# older than AGENTS_UI_WORKER_LEASE_SECONDS (their worker stopped): requeued once when they had not
+# reached the agent, otherwise ended as interrupted, keeping what the agent said.
+AGENTS_UI_WORKER_SWEEP_SECONDS = float(os.environ.get("AGENTS_UI_WORKER_SWEEP_SECONDS", "30"))
+AGENTS_UI_WORKER_LEASE_SECONDS = float(os.environ.get("AGENTS_UI_WORKER_LEASE_SECONDS", "90"))
+# Past this many queued runs a send is refused (503, Retry-After) and the person's text stays typed.
+AGENTS_UI_QUEUE_MAX = int(os.environ.get("AGENTS_UI_QUEUE_MAX", "1000"))
+AGENTS_UI_QUEUE_RETRY_AFTER = int(os.environ.get("AGENTS_UI_QUEUE_RETRY_AFTER", "10"))
+
 # A text longer than this (an answer, a tool's arguments or result) shows its end, with a note.
 AGENTS_UI_SHOWN_TEXT_CHARS = int(os.environ.get("AGENTS_UI_SHOWN_TEXT_CHARS", "100000"))
 

@@ -115,6 +115,8 @@ class RunView:
     # The token of the shared link it is shown through ("" in the workspace): read-only then, nothing
     # on it acts for the reader (views/shares.py).
     shared: str = ""
+    # A queued run (separate run workers): how many queued runs go before it; None otherwise.
+    queued_ahead: int | None = None
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0

@@ -275,6 +275,7 @@ class StreamRenderer:
                     len(t.pending_approvals),
                     len(t.steps),
                     bool(t.usage),
+                    self.view.queued_ahead,
                 ),
                 "status",
             ),

@@ -61,6 +61,10 @@ OPEN_STREAMS = Gauge(
     "Browsers following a run right now (open event streams).",
     multiprocess_mode="livesum",
 )
+QUEUE_REFUSALS = Counter(
+    "agents_ui_queue_refusals",
+    "Messages refused (503) because the run queue held AGENTS_UI_QUEUE_MAX runs (separate run workers).",
+)
 THROTTLE_REFUSALS = Counter(
     "agents_ui_throttle_refusals",
     "Messages refused because the person reached the agent's declared rate, by agent.",

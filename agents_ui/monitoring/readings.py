@@ -24,11 +24,23 @@ def waiting_for_person() -> dict[tuple[str], float]:
     return {(slug,): float(count) for slug, count in rows}
 
 
+def queued_runs() -> dict[tuple, float]:
+    """Runs waiting for a run worker (separate run workers; always 0 in the embedded shape, whose
+    runs start in the web process as they are saved)."""
+    return {(): float(Run.objects.filter(status=Run.Status.PENDING, worker="").count())}
+
+
 READINGS = (
     Reading(
         "agents_ui_runs_waiting_for_person",
         "Conversations whose latest run waits for a person (a decision, an answer, credentials), by agent.",
         ["agent"],
         waiting_for_person,
+    ),
+    Reading(
+        "agents_ui_runs_queued",
+        "Runs waiting for a run worker to claim them (AGENTS_UI_RUN_WORKERS=separate).",
+        [],
+        queued_runs,
     ),
 )

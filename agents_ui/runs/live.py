@@ -10,7 +10,9 @@ complete.
 One process owns a live run. A page served by another worker, or after a restart, reads the
 event log from the database (agents_ui.runs.event_log) and, when Redis is configured, the run's
 live Stream (agents_ui.runs.fanout), which the driver feeds; a stop sent to another worker reaches
-the driver through the fan-out's control channel.
+the driver through the fan-out's control channel. With separate run workers (agents_ui.runs.queue),
+`start_run` leaves the run queued and a worker drives it (`drive_leased`), every write about it
+fenced by the worker's lease.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
 from agents_ui.monitoring.runs import RunWatch
-from agents_ui.runs import tracing
+from agents_ui.runs import queue, tracing
 from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.fanout import Fanout, fanout, on_control
 from agents_ui.runs.protocols import RunContext, adapter_for
@@ -87,8 +89,14 @@ class LiveRun:
     _saved_messages: set[str] = field(default_factory=set)
     # Set when a write finds the run stopped by another server process.
     stopped_elsewhere: bool = False
-    # What the stopped run says of its stop.
+    # What the stopped run says of its stop, and the status it ends with.
     stop_reason: str = STOPPED
+    stop_status: str = Run.Status.CANCELLED
+    # The lease a run worker holds on the run (agents_ui.runs.queue; 0 and "" in the web process):
+    # every write about the run checks both, and `lease_lost` says the database refused them.
+    attempt: int = 0
+    worker: str = ""
+    lease_lost: bool = False
     # Decisions taken on this run's requests while it streams (request id -> ApprovalRecord): the
     # streams following it show who decided and what was sent, without a database query.
     decided: dict[str, Any] = field(default_factory=dict)
@@ -246,10 +254,27 @@ class Connection:
         )
 
 
-def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
+def start_run(run: Run, plan: Plan | None = None) -> LiveRun | None:
     """Drive a pending run in the background of the current event loop (the server's), read as
-    `plan` says (without one: a stream, not resumed, the last state sent back)."""
+    `plan` says (without one: a stream, not resumed, the last state sent back).
+
+    With separate run workers the run stays queued, as committed with the message: a worker claims
+    it (None comes back)."""
+    if queue.separate():
+        return None
+    return _start(
+        LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan)), run
+    )
+
+
+def drive_leased(run: Run, plan: Plan | None, lease: queue.Lease) -> LiveRun:
+    """A run worker's claimed run, driven as `start_run` does, its writes fenced by `lease`."""
     live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan))
+    live.attempt, live.worker = lease.attempt, lease.worker
+    return _start(live, run)
+
+
+def _start(live: LiveRun, run: Run) -> LiveRun:
     LIVE[live.run_id] = live
     tracing.started_by_request(live.run_id)
     # A fresh context: the run outlives the request that started it, and must not hold that request's
@@ -260,9 +285,10 @@ def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
     return live
 
 
-async def stop_run(run_id: uuid.UUID | str, reason: str = "") -> bool:
+async def stop_run(run_id: uuid.UUID | str, reason: str = "", *, status: str = Run.Status.CANCELLED) -> bool:
     """End a live run: the upstream connection is closed, what was said so far is kept; it has
-    ended (and written what it said) when this returns, unless that takes too long.
+    ended (and written what it said) when this returns, unless that takes too long. It ends
+    `status` (cancelled; a worker that hands a run back ends it failed, saying so).
 
     A run another process drives is told to stop through the fan-out's control channel (with Redis:
     at once); False then, and the caller records the stop in the database, which the driver's
@@ -270,16 +296,16 @@ async def stop_run(run_id: uuid.UUID | str, reason: str = "") -> bool:
     if live_run(run_id) is None:
         await fanout().publish_control(str(run_id), {"kind": "stop", "reason": reason[:500]})
         return False
-    return await _stop_here(str(run_id), {"reason": reason})
+    return await _stop_here(str(run_id), {"reason": reason}, status=status)
 
 
-async def _stop_here(run_id: str, message: dict[str, Any]) -> bool:
+async def _stop_here(run_id: str, message: dict[str, Any], status: str = Run.Status.CANCELLED) -> bool:
     live = live_run(run_id)
     reason = message.get("reason")
     reason = reason[:500] if isinstance(reason, str) else ""
     if live is None or live.done or live.task is None:
         return False
-    live.stop_reason = reason or STOPPED
+    live.stop_reason, live.stop_status = reason or STOPPED, status
     live.task.cancel()
     try:
         await asyncio.wait_for(asyncio.shield(live.task), timeout=5)
@@ -318,7 +344,16 @@ async def _drive(run: Run, live: LiveRun) -> None:
     if traced:
         traced.attach()
     begun = {"status": Run.Status.RUNNING, "started_at": timezone.now()}
-    await Run.objects.filter(pk=run.pk).aupdate(**begun, **({"trace_id": traced.trace_id} if traced else {}))
+    mine = Run.objects.filter(pk=run.pk, attempt=live.attempt, worker=live.worker)  # fenced by the lease
+    if not await mine.exclude(status__in=Run.FINISHED).aupdate(
+        **begun, **({"trace_id": traced.trace_id} if traced else {})
+    ):
+        # Stopped before it began, or taken back (a sweeper judged this worker gone): nothing to write.
+        live.lease_lost = live.done = True
+        LIVE.pop(live.run_id, None)
+        if traced:
+            traced.detach()
+        return
     watch = live.watch = RunWatch(run.pk, conversation.pk, endpoint.slug, endpoint.protocol)
     # A MESSAGES_SNAPSHOT repeats earlier answers: they are saved once, with the run that said them.
     async for role, remote_id in (
@@ -360,7 +395,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
                     if live.stopped_elsewhere:
                         raise asyncio.CancelledError  # stopped from another server process
     except asyncio.CancelledError:
-        status, error = Run.Status.CANCELLED, live.stop_reason
+        status, error = live.stop_status, live.stop_reason
     except RunLimitReached as exc:
         status, error = Run.Status.FAILED, str(exc)
         if traced:
@@ -382,13 +417,17 @@ async def _drive(run: Run, live: LiveRun) -> None:
     live.status, live.error = status, error
     try:
         writer.discard(live)
-        await writer.write_final(live)
-        await Run.objects.filter(pk=run.pk).aupdate(
+        if not live.lease_lost:  # else the run is another worker's, or ended by the sweeper
+            await writer.write_final(live)
+        if not live.lease_lost and await mine.aupdate(
             status=status, error=error, finished_at=timezone.now(), state=_jsonable(live.transcript.state),
             first_event_at=watch.first_event_at, usage=stored_usage(live.transcript.usage),
-        )  # fmt: skip
-        await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
-        await _remember_observations(endpoint, live.transcript)
+        ):  # fmt: skip
+            await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
+            await _remember_observations(endpoint, live.transcript)
+        else:
+            live.lease_lost = True
+            logger.warning("run %s: its lease was taken away; this worker's last writes were refused", run.pk)
     finally:
         if traced:
             traced.finish(live)

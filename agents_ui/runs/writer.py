@@ -38,6 +38,10 @@ class Batched(Protocol):
 
     run_id: str
     stopped_elsewhere: bool
+    # The lease the run is written under (agents_ui.runs.queue; 0 and "" in a web process).
+    attempt: int
+    worker: str
+    lease_lost: bool
 
     def take_batch(self, *, final: bool = False) -> WriteJob | None: ...
 
@@ -99,7 +103,7 @@ class EventWriter:
             return
         async with self.lock:  # in order: a run's final write waits for the batch before it
             try:
-                stopped = await asyncio.get_running_loop().run_in_executor(
+                stopped, lost = await asyncio.get_running_loop().run_in_executor(
                     _WRITE_THREAD, _write_many, jobs, not self.runs
                 )
             except Exception:
@@ -109,7 +113,9 @@ class EventWriter:
                 raise
         _observe_lag(jobs)
         for job in jobs:
-            if job.live.run_id in stopped:
+            if job.live.run_id in lost:  # its events were refused: the run goes no further here
+                job.live.lease_lost = job.live.stopped_elsewhere = True
+            elif job.live.run_id in stopped:
                 job.live.stopped_elsewhere = True
 
     async def write_final(self, live: Batched) -> None:
@@ -146,9 +152,14 @@ def writer_for_loop() -> EventWriter:
     return writer
 
 
-def _write_many(jobs: list[WriteJob], last: bool = False) -> set[str]:
+def _write_many(jobs: list[WriteJob], last: bool = False) -> tuple[set[str], set[str]]:
     """One transaction for every job, a few statements whatever the number of runs and events.
-    Returns the runs found stopped by another server process.
+    Returns the runs found stopped by another server process, and those whose lease was taken
+    away (their events and messages are refused: the run is another worker's, or ended).
+
+    The fence: each run's row is locked (on PostgreSQL) and its (attempt, worker) compared with the
+    job's before anything is written, so a sweeper or a claim either waits for this transaction or
+    this transaction sees what they did.
 
     Statements, not rows, are what this costs: the database driver lets go of Python's GIL for each
     statement it steps through, and getting it back from a busy event loop can take milliseconds,
@@ -158,14 +169,31 @@ def _write_many(jobs: list[WriteJob], last: bool = False) -> set[str]:
     run_values = {
         job.live.run_id: run_field.get_db_prep_value(uuid.UUID(job.live.run_id), connection) for job in jobs
     }
-    rows = [
-        (run_values[job.live.run_id], seq, type_, payload)
-        for job in jobs
-        for seq, type_, payload in job.events
-    ]
-    messages = [message for job in jobs for message in job.messages]
+    run_table = connection.ops.quote_name(Run._meta.db_table)
     try:
         with transaction.atomic(), connection.cursor() as cursor:
+            marks = ", ".join(["%s"] * len(run_values))
+            lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+            cursor.execute(
+                # In one order (the id's) wherever the lock is taken: two writers never deadlock.
+                f"SELECT id, attempt, worker, status FROM {run_table} "
+                f"WHERE id IN ({marks}) ORDER BY id{lock}",
+                list(run_values.values()),
+            )
+            found = {str(Run._meta.pk.to_python(pk)): (a, w, st) for pk, a, w, st in cursor.fetchall()}
+            lost = {
+                job.live.run_id
+                for job in jobs
+                if found.get(job.live.run_id, (None, None, None))[:2] != (job.live.attempt, job.live.worker)
+            }
+            stopped = {run_id for run_id, row in found.items() if row[2] == Run.Status.CANCELLED} - lost
+            jobs = [job for job in jobs if job.live.run_id not in lost]
+            rows = [
+                (run_values[job.live.run_id], seq, type_, payload)
+                for job in jobs
+                for seq, type_, payload in job.events
+            ]
+            messages = [message for job in jobs for message in job.messages]
             for statement, params in _insert_events(rows):
                 cursor.execute(statement, params)
             if messages:
@@ -173,27 +201,23 @@ def _write_many(jobs: list[WriteJob], last: bool = False) -> set[str]:
             # One UPDATE for every run's count; a run stopped from another process keeps the one it had.
             # Written by hand: QuerySet.bulk_update builds the same CASE from a When() expression per
             # run, and compiling those costs more Python per batch than the writer can spare.
-            cases = " ".join("WHEN %s THEN %s" for _ in jobs)
-            params = [value for job in jobs for value in (run_values[job.live.run_id], job.count)]
-            ids = list(run_values.values())
-            run_table, marks = connection.ops.quote_name(Run._meta.db_table), ", ".join(["%s"] * len(ids))
-            cursor.execute(
-                f"UPDATE {run_table} SET event_count = CASE id {cases} ELSE event_count END "
-                f"WHERE id IN ({marks}) AND status <> %s",
-                [*params, *ids, Run.Status.CANCELLED],
-            )
-            cursor.execute(
-                f"SELECT id FROM {run_table} WHERE id IN ({marks}) AND status = %s",
-                [*ids, Run.Status.CANCELLED],
-            )
-            stopped = cursor.fetchall()
+            if jobs:
+                cases = " ".join("WHEN %s THEN %s" for _ in jobs)
+                params = [value for job in jobs for value in (run_values[job.live.run_id], job.count)]
+                ids = [run_values[job.live.run_id] for job in jobs]
+                marks = ", ".join(["%s"] * len(ids))
+                cursor.execute(
+                    f"UPDATE {run_table} SET event_count = CASE id {cases} ELSE event_count END "
+                    f"WHERE id IN ({marks}) AND status <> %s",
+                    [*params, *ids, Run.Status.CANCELLED],
+                )
     except Exception:
         # The connection may be what failed (a restarted database): the next batch opens a new one.
         connection.close()
         raise
     if last:  # no run left to write for: the connection is not kept open while idle
         connection.close()
-    return {str(Run._meta.pk.to_python(pk)) for (pk,) in stopped}
+    return stopped, lost
 
 
 def _insert_events(rows: list[tuple[Any, int, str, str]]) -> Iterator[tuple[str, list[Any]]]:

@@ -21,10 +21,11 @@ from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import AgentEndpoint, Attachment, Conversation, Message, Run
 from agents_ui.monitoring import metrics
-from agents_ui.runs import turns
+from agents_ui.runs import queue, turns
+from agents_ui.runs.control import request_stop
 from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import RunRequest, host_context
-from agents_ui.runs.live import CHANGED_COURSE, live_run, start_run, stop_run
+from agents_ui.runs.live import CHANGED_COURSE, live_run, start_run
 from agents_ui.runs.throttle import allowance, claim
 from agents_ui.sdk import sniff_mime_type
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
@@ -59,6 +60,8 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                 "messages from this one."
             )
         content, files, request_fields = _read_composer(request, plan)
+        if queue.separate() and await sync_to_async(queue.full)():
+            return await _overloaded(request, endpoint)
         try:
             conversation = await _conversation_for(request, endpoint)
             if request_fields["intervention"] and conversation is not None:
@@ -85,6 +88,8 @@ async def _sent(request: HtmxHttpRequest, run: Run, message: Message | None, pla
     live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
     transcript = await sync_to_async(transcript_of)(run)
     view = RunView(run, transcript, plan, can_approve=not plan["approvals"].disabled, live=live)
+    if queue.separate() and run.status == Run.Status.PENDING:
+        view.queued_ahead = await sync_to_async(queue.ahead_of)(run)
     sent = TemplateResponse(
         request,
         "agents_ui/workspace.html#sent",
@@ -126,6 +131,21 @@ async def _refused(request: HtmxHttpRequest, endpoint: AgentEndpoint, problem: s
     return await render_workspace(
         request, endpoint, composer_error=problem, typed=request.POST.get("content", ""), status=422
     )
+
+
+async def _overloaded(request: HtmxHttpRequest, endpoint: AgentEndpoint) -> HttpResponse:
+    """Past the queue's bound: refused for now (503, Retry-After), saying so; the message stays typed."""
+    wait = settings.AGENTS_UI_QUEUE_RETRY_AFTER
+    metrics.QUEUE_REFUSALS.inc()
+    response = await _refused(
+        request,
+        endpoint,
+        f"Too many answers are waiting to start, so your message was not sent. It is still here: "
+        f"try again in {wait} seconds.",
+    )
+    response.status_code = 503
+    response["Retry-After"] = str(wait)
+    return response
 
 
 def _read_composer(
@@ -218,11 +238,7 @@ async def _change_course(conversation: Conversation) -> None:
     async for run in Run.objects.filter(
         conversation=conversation, status__in=[Run.Status.PENDING, Run.Status.RUNNING]
     ):
-        if not await stop_run(run.pk, CHANGED_COURSE):
-            # Driven by another process, or orphaned by a restart: record the stop.
-            await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
-                status=Run.Status.CANCELLED, error=CHANGED_COURSE, finished_at=timezone.now()
-            )
+        await request_stop(run.pk, CHANGED_COURSE)
 
 
 async def _conversation_for(request: HttpRequest, endpoint: AgentEndpoint) -> Conversation | None:

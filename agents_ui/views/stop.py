@@ -7,11 +7,10 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import redirect
-from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from agents_ui.models import Run
-from agents_ui.runs.live import stop_run
+from agents_ui.runs.control import request_stop
 from agents_ui.views.access import usable_endpoint, users_conversation, users_run
 from agents_ui.views.htmx import HtmxHttpRequest
 
@@ -20,19 +19,10 @@ from agents_ui.views.htmx import HtmxHttpRequest
 @require_POST
 async def stop(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     run = await users_run(request, run_id)
-    if not await stop_run(run.pk) and run.status not in Run.FINISHED:
-        await _record_stop(run.pk)
+    # Here, or recorded for the process that drives it (a run worker, another web worker), or for
+    # nobody (orphaned by a restart): runs.control.
+    await request_stop(run.pk)
     return _stopped(request, run.conversation.get_absolute_url())
-
-
-async def _record_stop(run_id: Any) -> None:
-    """Driven by another process (told through the fan-out's control channel, and its writer reads
-    this too) or orphaned by a restart: the stop is recorded."""
-    await Run.objects.filter(pk=run_id, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
-        status=Run.Status.CANCELLED,
-        error="Stopped. The answer so far is kept.",
-        finished_at=timezone.now(),
-    )
 
 
 @login_required
@@ -44,8 +34,7 @@ async def stop_conversation(request: HtmxHttpRequest, slug: str) -> HttpResponse
     async for run in Run.objects.filter(
         conversation=thread, status__in=[Run.Status.PENDING, Run.Status.RUNNING]
     ):
-        if not await stop_run(run.pk):
-            await _record_stop(run.pk)
+        await request_stop(run.pk)
     return _stopped(request, thread.get_absolute_url())
 
 

@@ -21,6 +21,7 @@ from agents_ui.display.stream_diff import StreamRenderer
 from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
 from agents_ui.models import Run
 from agents_ui.monitoring import metrics
+from agents_ui.runs import queue
 from agents_ui.runs.event_log import EventLogReader
 from agents_ui.runs.fanout import fanout
 from agents_ui.runs.history import decided_for, decided_in, thought_seconds, thread_runs
@@ -186,6 +187,9 @@ async def _follow_stored(
     tail = fanout().tail(log, min_interval=MIN_SWAP_INTERVAL)
     # No event for longer than the agent may stay silent: nobody is driving the run any more
     # (the server restarted mid-run). Say so, and keep what was said.
+    # With separate run workers, a queued run waits its turn (its place is shown), and a run whose
+    # worker stopped is ended by the workers' sweeper (runs.queue), not by its followers.
+    separate = queue.separate()
     silence_limit = endpoint.read_timeout + 30
     first, last_progress = True, time.monotonic()
     observed = _observed_key(log.transcript)
@@ -193,14 +197,20 @@ async def _follow_stored(
         if await tail.next():
             last_progress = time.monotonic()
         if tail.status_due():
-            status = await Run.objects.filter(pk=run.pk).values_list("status", "error").afirst()
+            status = await Run.objects.filter(pk=run.pk).values_list("status", "error", "worker").afirst()
             if status:
-                run.status, run.error = status
+                run.status, run.error, worker = status
+                queued = separate and run.status == Run.Status.PENDING and not worker
+                view.queued_ahead = await sync_to_async(queue.ahead_of)(run) if queued else None
         if run.is_finished and view.thought is None:
             # Nobody here timed the reasoning (the run was driven elsewhere, or ended between this
             # request's first look at it and its look for a live run): the event log says how long.
             view.thought = await sync_to_async(thought_seconds)(run, log.transcript)
-        if run.status not in Run.FINISHED and time.monotonic() - last_progress > silence_limit:
+        if (
+            not separate
+            and run.status not in Run.FINISHED
+            and time.monotonic() - last_progress > silence_limit
+        ):
             run.status, run.error = Run.Status.FAILED, ORPHANED
             await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(
                 status=run.status, error=run.error, finished_at=timezone.now()

@@ -317,6 +317,6 @@ def test_the_writer_opens_a_new_connection_after_its_connection_fails():
     writer._WRITE_THREAD.submit(break_connection).result()
     with pytest.raises(Exception, match="closed"):
         writer._WRITE_THREAD.submit(writer._write_many, [job(1)]).result()
-    assert writer._WRITE_THREAD.submit(writer._write_many, [job(1)], True).result() == set()
+    assert writer._WRITE_THREAD.submit(writer._write_many, [job(1)], True).result() == (set(), set())
     assert list(RunEvent.objects.filter(run=run).values_list("seq", flat=True)) == [1]
     assert Run.objects.get(pk=run.pk).event_count == 1
