@@ -94,6 +94,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "agents_ui.views.inbox.header_count",
             ],
         },
     },

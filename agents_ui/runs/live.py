@@ -33,7 +33,7 @@ from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
 from agents_ui.monitoring.runs import RunWatch, token_counts
-from agents_ui.runs import tracing
+from agents_ui.runs import tracing, waiting
 from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.protocols import RunContext, adapter_for
 from agents_ui.runs.registry import LIVE, live_run
@@ -98,6 +98,8 @@ class LiveRun:
     connection: Connection = field(default_factory=lambda: Connection())
     # When the oldest event waiting for the writer arrived (time.perf_counter): the writer's lag.
     _pending_since: float = 0.0
+    # The plan it was started under: what it leaves waiting on the person is read with it.
+    plan: Plan | None = None
     # The run's metrics and log lines (set when it is driven).
     watch: RunWatch | None = None
 
@@ -241,7 +243,7 @@ class Connection:
 def start_run(run: Run, plan: Plan | None = None) -> LiveRun:
     """Drive a pending run in the background of the current event loop (the server's), read as
     `plan` says (without one: a stream, not resumed, the last state sent back)."""
-    live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan))
+    live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan), plan=plan)
     LIVE[live.run_id] = live
     tracing.started_by_request(live.run_id)
     # A fresh context: the run outlives the request that started it, and must not hold that request's
@@ -304,12 +306,17 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 offer_a2ui=how.offer_a2ui,
             )  # fmt: skip
             events = adapter_for(endpoint).events(agent, run, context)
+            asked = 0  # the requests for a decision seen so far
             async with aclosing(events):
                 async for item in events:
                     if watch.first_event is None:
                         watch.saw_first_event()
                     event, raw = item if isinstance(item, tuple) else (item, None)
                     live.apply(event, raw)
+                    if len(live.transcript.approvals) != asked:
+                        asked = len(live.transcript.approvals)
+                        if live.transcript.pending_approvals:  # the stream holds: it waits on the person now
+                            await sync_to_async(waiting.record_holding)(run, live.transcript)
                     if traced:
                         traced.observe(live.transcript)
                     if live.stopped_elsewhere:
@@ -343,6 +350,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
             first_event_at=watch.first_event_at, usage=token_counts(live.transcript.usage),
         )  # fmt: skip
         await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
+        await sync_to_async(waiting.record)(run, live.transcript, live.plan, status)
         await _remember_observations(endpoint, live.transcript)
     finally:
         if traced:

@@ -24,6 +24,7 @@ from typing import Any
 from django.db import transaction
 
 from agents_ui.models import Conversation, Run
+from agents_ui.runs import waiting
 
 GOING = (Run.Status.PENDING, Run.Status.RUNNING)
 
@@ -56,5 +57,6 @@ def next_run(
     with transaction.atomic():
         check(conversation, after=after)
         run = Run.objects.create(conversation=conversation, request=request, client_token=client_token)
+        waiting.close_earlier(conversation, run)
     run.conversation = conversation
     return run

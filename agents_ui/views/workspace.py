@@ -21,11 +21,10 @@ from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.endpoints.signatures import card_signature, extended_card
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Feedback, Message, Run
 from agents_ui.runs.history import thought_seconds, thread_runs
-from agents_ui.runs.inputs import host_context, host_context_candidates
+from agents_ui.runs.inputs import host_context, host_context_candidates, kept_answers
 from agents_ui.runs.live import live_run
 from agents_ui.runs.throttle import allowance
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
-from agents_ui.views.client_tools import kept_answers
 from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
 
