@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -46,6 +47,11 @@ EXPIRY_MARGIN = timedelta(minutes=5)
 def count_context(user: Any) -> dict[str, Any]:
     count, newest = waiting_summary(user)
     return {"inbox_count": count, "inbox_newest": newest, "inbox_poll": COUNT_POLL_SECONDS}
+
+
+def count_fragment(user: Any) -> str:
+    """The header's count as an out-of-band swap, for a frame of a run's stream."""
+    return render_to_string("agents_ui/inbox_count.html", {"inbox": count_context(user), "oob": True})
 
 
 def header_count(request: HttpRequest) -> dict[str, Any]:

@@ -1,0 +1,99 @@
+"""The inbox in the browser: an approval the operations agent asks appears in the header's count and
+the inbox, is decided there with the conversation's own form, shows decided in the conversation, and
+a second tab showing the same item is told it was already decided (never a second decision)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from agents_ui.models import ApprovalRecord, Run
+from tests.e2e.test_approvals import ask_for_transfer
+from tests.e2e.test_runs import TIMEOUT, demo, open_agent, send, wait_run
+
+pytestmark = pytest.mark.e2e
+__all__ = ["demo"]  # the fixture, imported so pytest finds it here
+
+BADGE = "#inbox-link [data-inbox-badge]"
+
+
+def both_widths(page: Page, screenshot, name: str) -> None:
+    for width, suffix in ((1280, ""), (390, "-phone")):
+        page.set_viewport_size({"width": width, "height": 900})
+        screenshot(f"{name}{suffix}")
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_an_approval_is_counted_decided_from_the_inbox_and_a_second_tab_is_told(
+    page: Page, demo: str, signed_in, screenshot
+):
+    user = signed_in()
+    expect(page.locator("#inbox-link")).to_be_visible()
+    expect(page.locator(BADGE)).to_have_count(0)
+    ask_for_transfer(page, demo)
+    # The run's stream ends with the header's count: no wait for its next poll.
+    expect(page.locator(BADGE)).to_contain_text("1", timeout=TIMEOUT)
+    page.goto(f"{demo}/")  # the count is in the header of every page
+    expect(page.locator(BADGE)).to_contain_text("1")
+    both_widths(page, screenshot, "inbox-header")
+
+    other = page.context.new_page()
+    other.goto(f"{demo}/inbox/")
+    expect(other.locator("[data-inbox-run]")).to_have_count(1)
+
+    page.goto(f"{demo}/inbox/")
+    group = page.locator("[data-inbox-run]")
+    expect(group).to_contain_text("Operations Agent")
+    expect(group).to_contain_text("transfer_funds")
+    expect(group.locator("form[data-approval-form]")).to_be_visible()
+    both_widths(page, screenshot, "inbox")
+
+    group.get_by_role("button", name="Send decision").click()
+    expect(group.locator("[data-resolution]")).to_contain_text(
+        f"Approved by {user.username}", timeout=TIMEOUT
+    )
+    expect(page.locator(BADGE)).to_have_count(0)
+    assert ApprovalRecord.objects.filter(decided_by=user, decision="approved").count() == 1
+
+    # The other tab learns it at its next look, and can no longer decide it.
+    expect(other.locator("[data-resolution]")).to_contain_text(
+        f"Already decided by {user.username} at", timeout=30_000
+    )
+    expect(other.locator("form[data-approval-form]")).to_have_count(0)
+    expect(other.locator(BADGE)).to_have_count(0)
+    assert ApprovalRecord.objects.count() == 1
+
+    # The conversation shows it decided, and the agent went on with it.
+    group.locator("[data-resolution] a").click()
+    expect(page.locator("[data-decided]").first).to_contain_text("Approved", timeout=TIMEOUT)
+    expect(page.locator("#transcript section.run")).to_have_count(2, timeout=TIMEOUT)
+    assert Run.objects.filter(request__kind="resume").count() == 1
+
+
+def test_several_approvals_of_one_agent_are_decided_together_after_a_confirmation(
+    page: Page, demo: str, signed_in, screenshot
+):
+    signed_in()
+    for amount in (120, 80):
+        ask_for_transfer(page, demo, f"Pay the vendor {amount} euros for the chairs")
+    open_agent(page, demo, "trip-planner")
+    send(page, "Plan a trip")
+    wait_run(page)
+    page.goto(f"{demo}/inbox/")
+    expect(page.locator(BADGE)).to_contain_text("3")
+    expect(page.locator("[data-inbox-run]")).to_have_count(3)
+    expect(page.locator("[data-kind=input]")).to_contain_text("Asks a question")
+    both_widths(page, screenshot, "inbox-several")
+
+    for tick in page.locator("[data-kind=approval] input[type=checkbox]").all():
+        tick.check()
+    page.locator("form[data-bulk=operations]").get_by_role("button", name="Approve ticked…").click()
+    confirm = page.locator("form[data-bulk-confirm]")
+    expect(confirm.locator("[data-confirm-item]")).to_have_count(2)
+    assert ApprovalRecord.objects.count() == 0  # nothing decided before the confirmation
+    both_widths(page, screenshot, "inbox-bulk-confirm")
+    confirm.get_by_role("button", name="Approve these 2").click()
+    expect(page.locator(".flash")).to_contain_text("Approved 2")
+    expect(page.locator(BADGE)).to_contain_text("1")
+    expect(page.locator("[data-inbox-run]")).to_have_count(1)
+    assert sorted(ApprovalRecord.objects.values_list("decision", flat=True)) == ["approved", "approved"]
