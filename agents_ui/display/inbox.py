@@ -13,7 +13,7 @@ from agents_ui.display.cards import ApprovalForm, ToolCallCard
 from agents_ui.display.run_view import RunView
 from agents_ui.display.values import call_dom
 from agents_ui.models import ApprovalRecord, Run, WaitingItem
-from agents_ui.runs.history import decided_for, transcript_of
+from agents_ui.runs.history import transcript_of
 from agents_ui.runs.inputs import kept_answers
 
 
@@ -92,10 +92,14 @@ def build_groups(
     by_run: OrderedDict[Any, list[WaitingItem]] = OrderedDict()
     for item in items:
         by_run.setdefault(item.run_id, []).append(item)
+    # The page's decision records in one query: the decision record is what says an item was decided.
+    decided: dict[Any, dict[str, ApprovalRecord]] = {}
+    for record in ApprovalRecord.objects.filter(run__in=list(by_run)).select_related("decided_by"):
+        decided.setdefault(record.run_id, {})[record.request_id] = record
     groups = []
     for run_items in by_run.values():
         run = run_items[0].run
-        records = decided_for(run)
+        records = decided.get(run.pk, {})
         transcript = transcript_of(run)
         plan = plans[run.conversation.endpoint_id]
         rv = RunView(

@@ -88,10 +88,17 @@ async def inbox(request: HtmxHttpRequest) -> TemplateResponse:
     user = await request.auser()
     now = timezone.now()
     found = open_items(user)
-    awake = [i async for i in found.awake(now).order_by("asked_at", "id")]
-    page = Paginator(awake, PAGE_SIZE).get_page(request.GET.get("page"))
+
+    def one_page() -> Any:  # a count and one page of rows, never all of them
+        page = Paginator(found.awake(now).order_by("asked_at", "id"), PAGE_SIZE).get_page(
+            request.GET.get("page")
+        )
+        page.object_list = list(page.object_list)
+        return page
+
+    page = await sync_to_async(one_page)()
     snoozed = [i async for i in found.filter(snoozed_until__gt=now).order_by("snoozed_until")[:PAGE_SIZE]]
-    groups = await _groups_of(user, list(page.object_list))
+    groups = await _groups_of(user, page.object_list)
     context = {
         "groups": groups,
         "page": page,
