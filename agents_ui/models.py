@@ -434,6 +434,8 @@ class WaitingItemQuerySet(models.QuerySet):
         return (
             self.filter(user=user, closed_at__isnull=True)
             .filter(models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now))
+            # A run that failed or was stopped after it asked (a restart, a stop) waits for nothing.
+            .exclude(run__status__in=(Run.Status.FAILED, Run.Status.CANCELLED))
             .filter(endpoint__in=AgentEndpoint.objects.usable_by(user).values("pk"))
             .exclude(models.Exists(decided))
         )

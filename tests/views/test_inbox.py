@@ -173,8 +173,9 @@ async def test_an_a2a_task_asking_a_question_waits_and_the_next_message_answers_
     assert await count(alice) == 0
 
 
-async def test_a_tool_call_left_for_the_client_waits_and_is_answered_from_the_inbox(fake_server):
-    received = []
+async def helper_agent(fake_server) -> list[dict]:
+    """An AG-UI agent that leaves tool calls for the client (tests/support/client_tool_agent.py)."""
+    received: list[dict] = []
 
     async def handler(exchange):
         if exchange.request.method == "GET":
@@ -187,6 +188,11 @@ async def test_a_tool_call_left_for_the_client_waits_and_is_answered_from_the_in
 
     server = await fake_server(handler)
     await sync_to_async(make_endpoint)(slug="helper-agent", base_url=f"{server.url}/agent")
+    return received
+
+
+async def test_a_tool_call_left_for_the_client_waits_and_is_answered_from_the_inbox(fake_server):
+    received = await helper_agent(fake_server)
     alice = await person()
     run = await say(alice, "helper-agent", "please ask me")
     [item] = await items(alice)
@@ -331,3 +337,26 @@ async def test_the_header_shows_the_count_on_every_page_and_polls_it(demo):
     fragment = (await alice.get("/inbox/count/")).content.decode()
     assert fragment.startswith("<a") or 'id="inbox-link"' in fragment
     assert 'data-inbox-count="1"' in fragment
+
+
+async def test_an_answer_kept_for_the_runs_other_call_leaves_the_inbox_and_the_other_still_waits(fake_server):
+    received = await helper_agent(fake_server)
+    alice = await person()
+    run = await say(alice, "helper-agent", "ask me both")
+    found = await items(alice)
+    assert sorted(i.kind for i in found) == ["answer", "answer"]
+    ask = next(i for i in found if i.title == "ask_user")
+    kept = await alice.post(
+        f"/runs/{run.pk}/answer/", {"inbox": "1", "call": ask.request_id, "answer": "Porto"}
+    )
+    body = kept.content.decode()
+    assert f'id="inbox-run-{run.pk}"' in body and "data-inbox-badge>1<" in body
+    assert await count(alice) == 1 and len(received) == 1  # nothing goes to the agent before both answers
+
+
+async def test_a_run_that_failed_or_was_stopped_after_it_asked_waits_for_nothing(demo):
+    alice = await person()
+    run = await say(alice, "operations", "Pay the vendor 120 euros.")
+    assert await count(alice) == 1
+    await Run.objects.filter(pk=run.pk).aupdate(status=Run.Status.FAILED)
+    assert await count(alice) == 0
