@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -33,9 +34,8 @@ from agents_ui.runs.waiting import waiting_summary
 from agents_ui.views.htmx import HtmxHttpRequest
 
 PAGE_SIZE = 25
-# The header's count asks again this often (one indexed count, see runs/waiting.waiting_summary);
-# the inbox page asks this often whether what it shows was decided elsewhere.
-COUNT_POLL_SECONDS = 30
+# The inbox page asks this often whether what it shows was decided elsewhere (the header's count
+# asks every AGENTS_UI_INBOX_POLL_SECONDS: one indexed count, see runs/waiting.waiting_summary).
 CHANGES_POLL_SECONDS = 8
 SNOOZES = {"1h": ("1 hour", timedelta(hours=1)), "4h": ("4 hours", timedelta(hours=4)),
            "1d": ("1 day", timedelta(days=1))}  # fmt: skip
@@ -46,7 +46,7 @@ EXPIRY_MARGIN = timedelta(minutes=5)
 
 def count_context(user: Any) -> dict[str, Any]:
     count, newest = waiting_summary(user)
-    return {"inbox_count": count, "inbox_newest": newest, "inbox_poll": COUNT_POLL_SECONDS}
+    return {"inbox_count": count, "inbox_newest": newest, "inbox_poll": settings.AGENTS_UI_INBOX_POLL_SECONDS}
 
 
 def count_fragment(user: Any) -> str:

@@ -62,10 +62,8 @@
     if (button) button.addEventListener("click", allow);
     showState();
   });
-  document.body.addEventListener("htmx:afterSettle", function (event) {
-    if (event.target && (event.target.id === "inbox-link" || event.detail.elt === link())) check();
-  });
-  document.addEventListener("htmx:oobAfterSwap", function (event) {
+  // The count is swapped in whole (its poll, or out of band): htmx announces the new element.
+  document.addEventListener("htmx:load", function (event) {
     if (event.target && event.target.id === "inbox-link") check();
   });
 })();

@@ -97,3 +97,45 @@ def test_several_approvals_of_one_agent_are_decided_together_after_a_confirmatio
     expect(page.locator(BADGE)).to_contain_text("1")
     expect(page.locator("[data-inbox-run]")).to_have_count(1)
     assert sorted(ApprovalRecord.objects.values_list("decision", flat=True)) == ["approved", "approved"]
+
+
+# A stand-in for the browser's Notification (headless Chromium shows none) that records each one, and
+# a document.hidden the test sets: the tab "hidden" while a new item arrives.
+FAKE_NOTIFICATIONS = """
+window.__notices = [];
+window.__hidden = false;
+window.Notification = function (title, options) { window.__notices.push([title, options && options.body]); };
+// What the person answered is kept for the site, as a browser keeps it.
+window.Notification.permission = localStorage.getItem("fake-permission") || "default";
+window.Notification.requestPermission = function () {
+  localStorage.setItem("fake-permission", "granted");
+  window.Notification.permission = "granted";
+  return Promise.resolve("granted");
+};
+Object.defineProperty(document, "hidden", { get: function () { return window.__hidden === true; } });
+"""
+
+
+def test_a_new_item_while_the_tab_is_hidden_is_notified_once_allowed(
+    page: Page, demo: str, signed_in, settings
+):
+    settings.AGENTS_UI_INBOX_POLL_SECONDS = 1
+    page.add_init_script(FAKE_NOTIFICATIONS)
+    signed_in()
+    expect(page.locator("script[src*='inbox.js']")).to_have_count(0)  # not loaded until turned on
+    page.goto(f"{demo}/inbox/")
+    page.get_by_role("button", name="Notify me when something new waits").click()
+    expect(page.locator("[data-notify-state]")).to_contain_text("Notifications are on")
+    assert any(c["name"] == "inbox_notify" and c["value"] == "1" for c in page.context.cookies())
+
+    page.goto(f"{demo}/")
+    expect(page.locator("script[src*='inbox.js']")).to_have_count(1)
+    page.wait_for_function("() => sessionStorage.getItem('inbox-newest-seen') !== null")
+    page.evaluate("() => { window.__hidden = true; }")
+    other = page.context.new_page()
+    ask_for_transfer(other, demo)
+    expect(page.locator(BADGE)).to_contain_text("1", timeout=TIMEOUT)
+    page.wait_for_function("() => window.__notices.length === 1", timeout=TIMEOUT)
+    title, body = page.evaluate("() => window.__notices[0]")
+    assert title == "Agents UI: something waits on you" and body == "1 request waits in your inbox."
+    expect(page.locator(BADGE)).to_contain_text("1")
