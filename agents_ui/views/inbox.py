@@ -157,6 +157,15 @@ async def resolved(request: HtmxHttpRequest, run: Run, *, fresh: bool = False) -
     return TemplateResponse(request, "agents_ui/inbox.html#changed", context)
 
 
+async def answered_in_inbox(request: HtmxHttpRequest) -> HttpResponse:
+    """What the composer answers a message sent from the inbox (a task's question answered): the
+    asking run's group again, saying it was answered."""
+    [item] = await named_items(await request.auser(), [request.POST.get("item") or ""]) or [None]
+    if item is None:
+        return redirect("inbox")
+    return await resolved(request, item.run, fresh=True)
+
+
 def from_inbox(request: HttpRequest) -> bool:
     return request.method == "POST" and request.POST.get("inbox") == "1"
 

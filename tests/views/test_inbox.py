@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from agents_ui.models import ApprovalRecord, Conversation, Run, WaitingItem
+from agents_ui.models import ApprovalRecord, Run, WaitingItem
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.waiting import waiting_summary
 from tests.factories import make_endpoint, make_user
@@ -161,16 +161,31 @@ async def test_an_external_agents_request_waits_while_its_stream_holds_and_is_de
     assert (await WaitingItem.objects.aget(pk=item.pk)).closed_at is not None  # the run's end closed it
 
 
-async def test_an_a2a_task_asking_a_question_waits_and_the_next_message_answers_it(demo):
+async def test_an_a2a_task_asking_a_question_waits_and_is_answered_from_the_inbox(demo):
     alice = await person()
     run = await say(alice, "trip-planner", "Plan a trip")
     [item] = await items(alice)
     assert item.kind == "input" and item.title
     page = await inbox_page(alice)
-    assert "Asks a question" in page and "Answer in the conversation" in page
-    conversation = await Conversation.objects.aget(pk=run.conversation_id)
-    await say(alice, "trip-planner", "Lisbon", conversation)
+    assert "Asks a question" in page and 'action="/agents/trip-planner/send/"' in page
+    empty = await alice.post(
+        "/agents/trip-planner/send/", {"inbox": "1", "item": item.pk, "conversation": run.conversation_id}
+    )
+    assert "Write a message first." in empty.content.decode() and "HX-Retarget" not in empty
+    answered = await alice.post(
+        "/agents/trip-planner/send/",
+        {"inbox": "1", "item": item.pk, "conversation": run.conversation_id, "content": "Lisbon"},
+    )
+    assert (
+        "Answered at" in answered.content.decode() and f'id="inbox-run-{run.pk}"' in answered.content.decode()
+    )
+    await settle()
     assert await count(alice) == 0
+    latest = await Run.objects.filter(conversation_id=run.conversation_id).alatest()
+    assert (
+        latest.status == Run.Status.COMPLETED
+        and (await sync_to_async(replay)(latest)).task.state == "completed"
+    )
 
 
 async def helper_agent(fake_server) -> list[dict]:
@@ -360,3 +375,13 @@ async def test_a_run_that_failed_or_was_stopped_after_it_asked_waits_for_nothing
     assert await count(alice) == 1
     await Run.objects.filter(pk=run.pk).aupdate(status=Run.Status.FAILED)
     assert await count(alice) == 0
+
+
+async def test_an_a2a_task_needing_authorization_waits_in_the_inbox(demo):
+    alice = await person()
+    run = await say(alice, "trip-planner", "book a flight to Lisbon")
+    assert run.status == Run.Status.AUTH_REQUIRED
+    [item] = await items(alice)
+    assert item.kind == "auth" and item.title
+    page = await inbox_page(alice)
+    assert "Needs authorization" in page and f"#run-{run.pk}" in page
