@@ -316,7 +316,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
                     if len(live.transcript.approvals) != asked:
                         asked = len(live.transcript.approvals)
                         if live.transcript.pending_approvals:  # the stream holds: it waits on the person now
-                            await sync_to_async(waiting.record_holding)(run, live.transcript)
+                            await _record_waiting(waiting.record_holding, run, live.transcript)
                     if traced:
                         traced.observe(live.transcript)
                     if live.stopped_elsewhere:
@@ -350,7 +350,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
             first_event_at=watch.first_event_at, usage=token_counts(live.transcript.usage),
         )  # fmt: skip
         await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
-        await sync_to_async(waiting.record)(run, live.transcript, live.plan, status)
+        await _record_waiting(waiting.record, run, live.transcript, live.plan, status)
         await _remember_observations(endpoint, live.transcript)
     finally:
         if traced:
@@ -360,6 +360,14 @@ async def _drive(run: Run, live: LiveRun) -> None:
         live.notify()
         LIVE.pop(live.run_id, None)
         watch.ended(status)
+
+
+async def _record_waiting(write: Any, *args: Any) -> None:
+    """What the run leaves waiting on its person, for the inbox: never the reason a run fails."""
+    try:
+        await sync_to_async(write)(*args)
+    except Exception:
+        logger.exception("run %s: what it waits for could not be recorded", args[0].pk)
 
 
 async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:

@@ -385,3 +385,23 @@ async def test_an_a2a_task_needing_authorization_waits_in_the_inbox(demo):
     assert item.kind == "auth" and item.title
     page = await inbox_page(alice)
     assert "Needs authorization" in page and f"#run-{run.pk}" in page
+
+
+async def test_runs_left_waiting_before_the_inbox_are_recorded_by_a_command(demo):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    alice = await person()
+    asking = await say(alice, "operations", "Pay the vendor 120 euros.")
+    await say(alice, "trip-planner", "Plan a trip")
+    await say(alice, "research-assistant", "What is a tide?")
+    await WaitingItem.objects.all().adelete()  # as a database from before the inbox
+    said = StringIO()
+    await sync_to_async(call_command)("record_waiting", stdout=said)
+    assert said.getvalue().strip() == "Recorded 2 waiting items."
+    found = await items(alice)
+    assert sorted(i.kind for i in found) == ["approval", "input"]
+    assert asking.pk in {i.run_id for i in found}
+    await sync_to_async(call_command)("record_waiting", stdout=StringIO())  # again: nothing twice
+    assert await WaitingItem.objects.acount() == 2
