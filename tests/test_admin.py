@@ -52,7 +52,7 @@ def test_credential_is_write_only(admin_client):
     assert b"set" in page.content
 
     # Saving with the field left empty keeps the stored credential.
-    form = add_form(name=endpoint.name, slug=endpoint.slug, credential="")
+    form = add_form(name=endpoint.name, slug=endpoint.slug, base_url=endpoint.base_url, credential="")
     response = admin_client.post(f"/admin/agents_ui/agentendpoint/{endpoint.pk}/change/", form)
     assert response.status_code == 302
     endpoint.refresh_from_db()
@@ -65,6 +65,50 @@ def test_credential_is_write_only(admin_client):
     admin_client.post(f"/admin/agents_ui/agentendpoint/{endpoint.pk}/change/", form)
     endpoint.refresh_from_db()
     assert endpoint.credential == ""
+
+
+@pytest.mark.parametrize(
+    "field, address",
+    [
+        ("base_url", "https://collector.example.test/agent"),  # another host
+        ("base_url", "http://agent.example.test/agent"),  # another scheme
+        ("base_url", "https://agent.example.test:8443/agent"),  # another port
+        ("discovery_url", "https://collector.example.test/.well-known/agent-card.json"),
+    ],
+)
+def test_the_stored_credential_never_follows_the_address_to_a_new_origin(admin_client, field, address):
+    endpoint = make_endpoint(
+        base_url="https://agent.example.test/agent", auth_kind="bearer", credential=SECRET
+    )
+    change = f"/admin/agents_ui/agentendpoint/{endpoint.pk}/change/"
+    form = add_form(name=endpoint.name, slug=endpoint.slug, base_url=endpoint.base_url, credential="")
+    form[field] = address
+    response = admin_client.post(change, form)
+    assert response.status_code == 200
+    assert "the stored credential is never sent to a new address" in response.content.decode()
+    endpoint.refresh_from_db()
+    assert endpoint.credential == SECRET and getattr(endpoint, field) != address
+
+    # Typed again, the credential goes with the move; or the move drops it.
+    admin_client.post(change, {**form, "credential": "a-new-secret"})
+    endpoint.refresh_from_db()
+    assert getattr(endpoint, field) == address and endpoint.credential == "a-new-secret"
+
+
+def test_a_move_within_the_same_origin_keeps_the_stored_credential(admin_client):
+    endpoint = make_endpoint(
+        base_url="https://agent.example.test/agent", auth_kind="bearer", credential=SECRET
+    )
+    form = add_form(
+        name=endpoint.name,
+        slug=endpoint.slug,
+        base_url="https://agent.example.test:443/v2/agent",
+        credential="",
+    )
+    response = admin_client.post(f"/admin/agents_ui/agentendpoint/{endpoint.pk}/change/", form)
+    assert response.status_code == 302
+    endpoint.refresh_from_db()
+    assert endpoint.base_url.endswith("/v2/agent") and endpoint.credential == SECRET
 
 
 def test_url_with_credentials_is_refused_with_a_clear_message(admin_client):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from django import forms
 
@@ -39,6 +40,13 @@ def _with_override_fields(form_class: type[forms.ModelForm]) -> type[forms.Model
         form_class.base_fields[override_field_name(control)] = field
         form_class.declared_fields[override_field_name(control)] = field
     return form_class
+
+
+def _origin(url: str) -> str:
+    """scheme://host:port of a URL, the port spelled out, so a change of any of them shows."""
+    parts = urlsplit(url.strip())
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return f"{parts.scheme.lower()}://{(parts.hostname or '').rstrip('.')}:{port}"
 
 
 class KeySetField(forms.JSONField):
@@ -103,11 +111,32 @@ class AgentEndpointForm(forms.ModelForm):
         # A form posted without the setting (an older script) keeps the default: proxied.
         return self.cleaned_data.get("remote_images") or AgentEndpoint.RemoteImages.PROXY
 
+    def _moved_origins(self, cleaned: dict) -> list[str]:
+        """The new origins (scheme, host, port) of the addresses the credential is sent to."""
+        if not self.instance.pk:
+            return []
+        moved = []
+        for name in ("base_url", "discovery_url"):
+            before, after = getattr(self.instance, name) or "", cleaned.get(name) or ""
+            if after and _origin(after) != _origin(before or self.instance.base_url):
+                moved.append(_origin(after))
+        return list(dict.fromkeys(moved))
+
     def clean(self) -> dict:
         cleaned = super().clean()
         new_credential = cleaned.get("credential")
+        moved = self._moved_origins(cleaned)
         if cleaned.get("clear_credential"):
             cleaned["credential"] = ""
+        elif not new_credential and moved and self.instance.credential:
+            # Whoever may change the address must not be able to send the stored secret to a host of
+            # their choice: a new origin takes a credential typed again, or none.
+            self.add_error(
+                "credential",
+                f"The agent's address moved to {', '.join(moved)}: the stored credential is never sent "
+                "to a new address. Enter it again, or tick “Remove the stored credential”.",
+            )
+            cleaned["credential"] = self.instance.credential  # one error, not a second "enter it"
         elif not new_credential:
             cleaned["credential"] = self.instance.credential if self.instance.pk else ""
         if (

@@ -101,7 +101,14 @@ _markdown.add_render_rule("image", _media_rule)
 MediaShown = bool | media.ImageProxy
 
 
+# An agent's link leaves the page for a site of its own, or jumps within the answer: a relative
+# address would send the person to a page of this product the agent picked.
+_LINK_STARTS = ("http://", "https://", "mailto:", "#")
+
+
 def _attribute(tag: str, attribute: str, value: str) -> str | None:
+    if attribute == "href" and not value.lower().startswith(_LINK_STARTS):
+        return None
     if attribute == "src" or value[:5].lower() == "data:":
         return (
             value

@@ -17,8 +17,11 @@ guard) and no ~/.netrc credentials added to an agent's requests.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import ssl
+from collections import OrderedDict
+from collections.abc import Callable
 
 import httpx
 from django.conf import settings
@@ -50,15 +53,55 @@ def agent_client(
 
     `allow_private` defaults to the setting; `inner` replaces the network transport (tests).
     """
-    if inner is None:
-        inner = httpx.AsyncHTTPTransport(
-            # Idle connections are dropped before the 5 s keep-alive many servers use, so a request is
-            # never sent on a connection the agent is closing.
-            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50, keepalive_expiry=2.0),
-            trust_env=False,
-            verify=tls_context(),
-        )
-    return _guarded(inner, allow_private)
+    return _guarded(inner or PoolPerName(_pool), allow_private)
+
+
+def _pool() -> httpx.AsyncHTTPTransport:
+    return httpx.AsyncHTTPTransport(
+        # Idle connections are dropped before the 5 s keep-alive many servers use, so a request is
+        # never sent on a connection the agent is closing.
+        limits=httpx.Limits(max_connections=200, max_keepalive_connections=50, keepalive_expiry=2.0),
+        trust_env=False,
+        verify=tls_context(),
+    )
+
+
+class PoolPerName(httpx.AsyncBaseTransport):
+    """One connection pool per TLS name.
+
+    The guard sends each request to the address it checked, with the host's name for TLS in
+    `sni_hostname`; httpcore pools connections by the URL's address, so two agents behind one
+    address (a CDN) would otherwise share a TLS connection made for the other's name. Plain http
+    shares one pool (the Host header names the agent on every request). Past `MAX_NAMES` names the
+    least recently used pool is closed.
+    """
+
+    MAX_NAMES = 128
+
+    def __init__(self, make: Callable[[], httpx.AsyncBaseTransport]) -> None:
+        self._make = make
+        self._pools: OrderedDict[str, httpx.AsyncBaseTransport] = OrderedDict()
+        self._closing: set[asyncio.Task] = set()
+
+    def _for(self, name: str) -> httpx.AsyncBaseTransport:
+        pool = self._pools.get(name)
+        if pool is None:
+            pool = self._pools[name] = self._make()
+            if len(self._pools) > self.MAX_NAMES:
+                _, oldest = self._pools.popitem(last=False)
+                task = asyncio.get_running_loop().create_task(oldest.aclose())
+                self._closing.add(task)
+                task.add_done_callback(self._closing.discard)
+        self._pools.move_to_end(name)
+        return pool
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self._for(request.extensions.get("sni_hostname") or "").handle_async_request(request)
+
+    async def aclose(self) -> None:
+        pools, self._pools = list(self._pools.values()), OrderedDict()
+        for pool in pools:
+            await pool.aclose()
 
 
 def streaming_agent_client(

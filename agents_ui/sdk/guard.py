@@ -4,9 +4,9 @@ An admin types an agent's URL, and the server then sends requests to it (discove
 redirect the agent answers with). Without a guard that is a server-side request forgery hole: an
 endpoint at http://169.254.169.254/ would read the cloud's credentials, one at http://10.0.0.5/
 would reach the internal network. `GuardedTransport` checks every request an httpx client sends,
-redirects included, after resolving the host. Plain http then connects to the very address it
-checked, so a DNS answer that changes between the check and the connection cannot slip through;
-over https, certificate verification stops that instead.
+redirects included, after resolving the host, then connects to the very address it checked, so a
+DNS answer that changes between the check and the connection cannot slip through (over https the
+name is still the one the TLS handshake sends and the certificate is verified against).
 
 Development and the embedded demo agents need loopback, so `allow_private=True` lets loopback,
 private, link-local and unspecified addresses through. Cloud metadata and addresses that are never
@@ -215,14 +215,15 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             headers = httpx.Headers(
                 [(k, v) for k, v in request.headers.multi_items() if k.lower() in _CROSS_ORIGIN_HEADERS]
             )
-        # Plain http connects to the address just checked (the Host header keeps the name), so a DNS
-        # answer that changes after the check cannot send it elsewhere. https keeps the name: the
-        # connection pool is keyed by it, and a rebound address would fail certificate verification.
-        target = url.copy_with(host=str(address)) if url.scheme == "http" else url
-        if target is url and headers is request.headers:
-            return await self._inner.handle_async_request(request)
+        # The connection goes to the address just checked, so a DNS answer that changes after the
+        # check (rebinding) cannot send it elsewhere: the Host header keeps the name, and over https
+        # the name goes in the TLS handshake (SNI) and the certificate is verified against it.
+        extensions = request.extensions
+        if url.scheme == "https" and _literal(url.host) is None:
+            extensions = {**extensions, "sni_hostname": url.host}
+        target = url.copy_with(host=str(address))
         sent = httpx.Request(
-            request.method, target, headers=headers, stream=request.stream, extensions=request.extensions
+            request.method, target, headers=headers, stream=request.stream, extensions=extensions
         )
         return await self._inner.handle_async_request(sent)
 

@@ -32,9 +32,29 @@ async def download(request: HtmxHttpRequest, run_id: Any, artifact_id: str) -> H
     return file_download(file)
 
 
+# Types a file keeps when its bytes are UTF-8 text: none of them is drawn as markup by a browser.
+_PLAIN_TYPES = frozenset({"text/plain", "text/csv", "text/markdown", "application/json"})
+
+
+def served_type(file: ArtifactFile) -> str:
+    """The type a download goes out with: a plain-text type its bytes bear out, else bytes.
+
+    The agent's type is only a label: text/html, SVG, XML or a script's type would let a browser
+    that opens the file draw it, so they, and anything else, go out as application/octet-stream.
+    """
+    declared = file.content_type.split(";", 1)[0].strip().lower()
+    if declared in _PLAIN_TYPES:
+        try:
+            file.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return "application/octet-stream"
+        return f"{declared}; charset=utf-8"
+    return "application/octet-stream"
+
+
 def file_download(file: ArtifactFile) -> HttpResponse:
-    """The agent's type is only a label: the browser is told to save it, never to sniff or render it."""
-    response = HttpResponse(file.data, content_type=file.content_type)
+    """The browser is told to save the file, never to sniff or render it."""
+    response = HttpResponse(file.data, content_type=served_type(file))
     response["Content-Disposition"] = content_disposition_header(True, file.name)
     response["X-Content-Type-Options"] = "nosniff"
     response["Content-Security-Policy"] = "sandbox; default-src 'none'"

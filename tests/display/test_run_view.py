@@ -236,3 +236,19 @@ def test_an_activity_shows_at_its_place_and_is_swapped_whole_when_a_delta_change
     [swapped] = swapped_ids(html)
     assert swapped.startswith("act-") and "done" in html and "holding" not in html
     assert renderer.update() == ""  # nothing changed since
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["/accounts/logout/", "../runs/x/stop/", "//evil.example.test/", "java%09script:alert(1)", "ftp://x/"],
+)
+def test_an_agents_link_to_a_page_it_picks_here_or_an_odd_scheme_is_text(address):
+    html = markdown_html(f"[go]({address})")
+    assert "href" not in html and ">go</a>" in html
+
+
+@pytest.mark.parametrize(
+    "address", ["https://example.test/a", "http://example.test/", "mailto:x@example.test", "#note-1"]
+)
+def test_an_agents_link_to_its_own_site_mail_or_a_note_stays_a_link(address):
+    assert f'href="{address}"' in markdown_html(f"[go]({address})")

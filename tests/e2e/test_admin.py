@@ -168,3 +168,24 @@ def test_the_admin_sign_in_locks_an_account_after_five_failures_and_says_so(page
         "Too many failed sign-ins for this account. Try again in 15 minutes."
     )
     expect(page.locator("#user-tools")).to_have_count(0)  # not signed in
+
+
+def test_moving_a_keyed_agent_to_another_host_asks_for_its_credential_again(
+    admin_page: Page, live_url, screenshot
+):
+    endpoint = AgentEndpoint.objects.create(
+        name="Keyed", slug="keyed-move", protocol="agui", base_url="https://agent.example.test/agent",
+        auth_kind="bearer", credential="stored-secret",
+    )  # fmt: skip
+    admin_page.goto(f"{live_url}/admin/agents_ui/agentendpoint/{endpoint.pk}/change/")
+    admin_page.fill("#id_base_url", "https://collector.example.test/agent")
+    admin_page.click("input[name=_save]")
+    expect(admin_page.locator(".field-credential .errorlist")).to_contain_text(
+        "the stored credential is never sent to a new address"
+    )
+    screenshot("admin-credential-new-origin")
+    admin_page.set_viewport_size({"width": 390, "height": 844})
+    expect(admin_page.locator(".field-credential .errorlist")).to_be_visible()
+    screenshot("admin-credential-new-origin-phone")
+    endpoint.refresh_from_db()
+    assert endpoint.base_url == "https://agent.example.test/agent"

@@ -39,6 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from tests.support.fault_agent import PAYLOADS, URL_MARKDOWN, URL_PAYLOADS, P
 from tests.support.live_server import ThreadedUvicorn
 
 
@@ -94,6 +95,8 @@ class EchoExecutor(AgentExecutor):
             await asyncio.sleep(1.5)  # the call is seen running before its result arrives
             await updater.update_status(pb.TASK_STATE_WORKING, say([adk_part("function_response", result)]))
             await updater.complete(say([pb.Part(text="It is 21 degrees in Paris.")]))
+        elif text == "payloads":
+            await self._payloads(updater)
         elif text == "slow":
             for n in range(10):
                 await updater.add_artifact(
@@ -122,6 +125,45 @@ class EchoExecutor(AgentExecutor):
             data.data.struct_value.update({"length": len(text), "words": text.split()[:5]})
             await updater.add_artifact([data], artifact_id="stats", name="Stats")
             await updater.complete(say([pb.Part(text="Done echoing.")]))
+
+    async def _payloads(self, updater: TaskUpdater) -> None:
+        """Markup and script in every part an A2A agent controls (tests/support/fault_agent.py's)."""
+        say = updater.new_agent_message
+        await updater.update_status(pb.TASK_STATE_WORKING, say([pb.Part(text=P)]))
+        await updater.add_artifact(
+            [pb.Part(text=f"{P}\n\n{URL_MARKDOWN}", media_type="text/markdown")],
+            artifact_id="evil-text",
+            name="Report " + P,
+        )
+        files = [
+            pb.Part(
+                raw=b"<script>window.__pwned='file'</script>", filename="evil.html", media_type="text/html"
+            ),
+            pb.Part(raw=b'<svg onload="window.__pwned=1"/>', filename="evil.svg", media_type="image/svg+xml"),
+            pb.Part(url="javascript:window.__pwned='remote'", filename="remote.html", media_type="text/html"),
+        ]
+        await updater.add_artifact(files, artifact_id="evil-files", name="Files " + P)
+        data = pb.Part(media_type="application/json")
+        data.data.struct_value.update({P: P, "link": "javascript:window.__pwned='data'"})
+        await updater.add_artifact([data], artifact_id="evil-data", name="Data")
+        await updater.complete(say([pb.Part(text=URL_MARKDOWN)]))
+
+
+def with_payloads(card: pb.AgentCard) -> None:
+    """A card edit: markup, script and script addresses in every field a card lets an agent fill."""
+    card.name = "Evil " + PAYLOADS[0]
+    card.description = P
+    card.version = PAYLOADS[3]
+    card.provider.organization = P
+    card.provider.url = URL_PAYLOADS[0]
+    card.documentation_url = URL_PAYLOADS[5]
+    card.icon_url = URL_PAYLOADS[6]
+    for skill in card.skills:
+        skill.name += PAYLOADS[1]
+        skill.description = P
+        del skill.examples[:]
+        skill.examples.extend([P, URL_PAYLOADS[1]])
+        skill.tags.append(PAYLOADS[2])
 
 
 def adk_part(kind: str, data: dict[str, Any]) -> pb.Part:

@@ -92,6 +92,18 @@ PAYLOADS = [
     "{{ 7*7 }}{% now 'Y' %}",
 ]
 P = " ".join(PAYLOADS)
+# Links and images an agent writes, in the spellings validators have missed: each would run a script
+# or open markup of the agent's if a page ever kept it as an address.
+URL_PAYLOADS = [
+    "JaVaScRiPt:window.__pwned='case'",
+    "&#106;avascript:window.__pwned='entity'",
+    "java&#x09;script:window.__pwned='tab'",
+    " javascript:window.__pwned='space'",
+    "vbscript:msgbox(1)",
+    "data:text/html;base64,PHNjcmlwdD53aW5kb3cuX19wd25lZD0nZGF0YSc8L3NjcmlwdD4=",
+    "data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9IndpbmRvdy5fX3B3bmVkPSdzdmcnIi8+",
+]
+URL_MARKDOWN = " ".join(f"[link {n}]({u}) ![image {n}]({u}) <{u}>" for n, u in enumerate(URL_PAYLOADS))
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -181,7 +193,8 @@ def script_payload_run() -> list[dict[str, Any]]:
     markdown = (
         f"# Title {PAYLOADS[0]}\n\n{P}\n\n[click me](javascript:window.__pwned='md-link') "
         "![img](javascript:window.__pwned='md-img') <b onmouseover=\"window.__pwned='b'\">bold</b>\n\n"
-        "| a | b |\n|---|---|\n| <script>window.__pwned='table'</script> | x |\n"
+        "| a | b |\n|---|---|\n| <script>window.__pwned='table'</script> | x |\n\n"
+        f"{URL_MARKDOWN}\n"
     )
     return [
         {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
@@ -213,6 +226,12 @@ def script_payload_run() -> list[dict[str, Any]]:
         {"type": "TEXT_MESSAGE_CONTENT", "messageId": 'answer"><script>1</script>', "delta": markdown},
         {"type": "TEXT_MESSAGE_END", "messageId": 'answer"><script>1</script>'},
         {"type": "CUSTOM", "name": P, "value": P},
+        {
+            "type": "ACTIVITY_SNAPSHOT",
+            "messageId": "activity" + PAYLOADS[3],
+            "activityType": "evil" + PAYLOADS[1],
+            "content": {"title": P, "url": URL_PAYLOADS[0], "image": URL_PAYLOADS[6], "items": [P]},
+        },
         _finished(),
     ]
 

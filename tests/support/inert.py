@@ -27,7 +27,7 @@ class ActiveMarkup(HTMLParser):
         for name, value in attrs:
             if name.startswith("on"):
                 self.found.append(f"<{tag} {name}={value!r}>")
-            if name in self.URL_ATTRIBUTES and (value or "").strip().lower().startswith("javascript:"):
+            if name in self.URL_ATTRIBUTES and _active_address(value or ""):
                 self.found.append(f"<{tag} {name}={value!r}>")
 
     def handle_endtag(self, tag: str) -> None:
@@ -39,6 +39,20 @@ class ActiveMarkup(HTMLParser):
             self.found.append(f"script text {data[:60]!r}")
 
 
+# Raster images are the only data: addresses a page may hold (an <img> of them runs nothing).
+_RASTER_DATA = ("data:image/png", "data:image/jpeg", "data:image/gif", "data:image/webp")
+
+
+def _active_address(value: str) -> bool:
+    """An address a browser would run or open as the agent's markup: javascript:, vbscript:, or a
+    data: address that is not a raster image, however it is spelled (browsers drop ASCII
+    whitespace and control characters inside a scheme and ignore its case)."""
+    scheme = "".join(c for c in value if c > " " and c != "\x7f").lower()
+    if scheme.startswith(("javascript:", "vbscript:")):
+        return True
+    return scheme.startswith("data:") and not scheme.startswith(_RASTER_DATA)
+
+
 def assert_inert(html: str) -> None:
     """Nothing in the page (or in an SSE stream of fragments) would run."""
     if html.startswith("event: "):
@@ -47,3 +61,12 @@ def assert_inert(html: str) -> None:
     parser.feed(html)
     parser.close()
     assert not parser.found, parser.found
+
+
+def assert_pages_inert(pages: dict[str, str]) -> None:
+    """Each named page (or stream) is inert; a failure names the page."""
+    for name, html in pages.items():
+        try:
+            assert_inert(html)
+        except AssertionError as problem:
+            raise AssertionError(f"{name}: {problem}") from None
