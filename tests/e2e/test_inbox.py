@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 from agents_ui.models import ApprovalRecord, Run
 from tests.e2e.test_approvals import ask_for_transfer
 from tests.e2e.test_runs import TIMEOUT, demo, open_agent, send, wait_run
+from tests.support.waiting import eventually_sync
 
 pytestmark = pytest.mark.e2e
 __all__ = ["demo"]  # the fixture, imported so pytest finds it here
@@ -97,6 +98,19 @@ def test_several_approvals_of_one_agent_are_decided_together_after_a_confirmatio
     expect(page.locator(BADGE)).to_contain_text("1")
     expect(page.locator("[data-inbox-run]")).to_have_count(1)
     assert sorted(ApprovalRecord.objects.values_list("decision", flat=True)) == ["approved", "approved"]
+
+    # The task's question is answered right there: the task goes on and ends (nothing left waiting).
+    question = page.locator("[data-kind=input]")
+    question.get_by_label("Your answer").fill("Lisbon")
+    question.get_by_role("button", name="Send answer").click()
+    expect(page.locator("[data-kind=input] [data-resolution]")).to_contain_text(
+        "Answered at", timeout=TIMEOUT
+    )
+    expect(page.locator(BADGE)).to_have_count(0)
+    answer = Run.objects.order_by("-created_at").first()
+    eventually_sync(
+        lambda: Run.objects.get(pk=answer.pk).status == Run.Status.COMPLETED, what="the task ends"
+    )
 
 
 # A stand-in for the browser's Notification (headless Chromium shows none) that records each one, and
