@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Now
 from django.urls import reverse
+from django.utils import timezone
 
 
 def validate_agent_url(value: str) -> None:
@@ -437,6 +438,78 @@ class ApprovalRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_decision_display()} {self.tool_name}"
+
+
+class WaitingItemQuerySet(models.QuerySet):
+    def open_for(self, user, now=None) -> WaitingItemQuerySet:
+        """What waits on this person now: not closed, not decided (the decision record says so),
+        not expired, of an agent they may still use. Snoozed items are in it (`awake` leaves them out)."""
+        now = now or timezone.now()
+        decided = ApprovalRecord.objects.filter(
+            run=models.OuterRef("run_id"), request_id=models.OuterRef("request_id")
+        )
+        return (
+            self.filter(user=user, closed_at__isnull=True)
+            .filter(models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now))
+            # A run that failed or was stopped after it asked (a restart, a stop) waits for nothing.
+            .exclude(run__status__in=(Run.Status.FAILED, Run.Status.CANCELLED))
+            .filter(endpoint__in=AgentEndpoint.objects.usable_by(user).values("pk"))
+            .exclude(models.Exists(decided))
+        )
+
+    def awake(self, now=None) -> WaitingItemQuerySet:
+        now = now or timezone.now()
+        return self.filter(models.Q(snoozed_until__isnull=True) | models.Q(snoozed_until__lte=now))
+
+
+class WaitingItem(models.Model):
+    """Something a run left waiting on its person (an approval, an answer to a tool call, a task's
+    question or its need for authorization): the inbox reads these rows, never the runs' events.
+
+    Kept by the run's lifecycle (agents_ui/runs/waiting.py): written when the run ends waiting (or
+    while it streams, for a request its stream holds for), closed once the thread goes on or the
+    run no longer waits. Whether it was decided is the ApprovalRecord's to say, never this row's.
+    """
+
+    class Kind(models.TextChoices):
+        APPROVAL = "approval", "Asks for approval"
+        ANSWER = "answer", "Waits for an answer"
+        INPUT = "input", "Asks a question"
+        AUTH = "auth", "Needs authorization"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="waiting_items")
+    # The conversation's person and agent, kept here so the inbox is one indexed query.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="waiting_items")
+    endpoint = models.ForeignKey(AgentEndpoint, on_delete=models.CASCADE, related_name="waiting_items")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    # The approval request's id, the tool call's id, or the task's id.
+    request_id = models.CharField(max_length=200)
+    # What is asked, in a line: the tool's name, the question.
+    title = models.CharField(max_length=200, blank=True)
+    detail = models.TextField(blank=True)
+    asked_at = models.DateTimeField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # "Not now": left out of the count and the list until then; nothing is decided.
+    snoozed_until = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = WaitingItemQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["asked_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "kind", "request_id"], name="one_waiting_item_per_request")
+        ]
+        indexes = [
+            models.Index(
+                fields=["user", "asked_at"],
+                condition=models.Q(closed_at__isnull=True),
+                name="waiting_item_open",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.title}"
 
 
 class Feedback(models.Model):

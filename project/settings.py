@@ -94,6 +94,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "agents_ui.views.inbox.header_count",
             ],
         },
     },
@@ -228,6 +229,8 @@ AGENTS_UI_DEMO_PACING = float(os.environ.get("AGENTS_UI_DEMO_PACING", "0.03"))
 AGENTS_UI_PUBLIC_URL = os.environ.get("AGENTS_UI_PUBLIC_URL", "http://127.0.0.1:8000")
 # How long a discovered declaration is trusted before it is fetched again.
 AGENTS_UI_DISCOVERY_TTL = int(os.environ.get("AGENTS_UI_DISCOVERY_TTL", "300"))
+# How often the header's inbox count asks again (seconds): one indexed count per open tab.
+AGENTS_UI_INBOX_POLL_SECONDS = max(5, int(os.environ.get("AGENTS_UI_INBOX_POLL_SECONDS", "30")))
 # Longest a page waits for one agent's discovery (its own timeouts apply when shorter).
 AGENTS_UI_DISCOVERY_TIMEOUT = float(os.environ.get("AGENTS_UI_DISCOVERY_TIMEOUT", "5"))
 # Whether agents may live on loopback, private and link-local addresses (refused otherwise, to keep

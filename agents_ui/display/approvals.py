@@ -63,9 +63,10 @@ def approval_forms(view: RunView) -> list[ApprovalForm]:
     """The forms of the run's open requests; not one a confirmation card decides (the person sees one
     way to answer one question)."""
     card = view.confirmed_by_card()
-    resume = [a for a in approval_cards(view) if a.open and not a.in_place and a.id != card]
+    cards = approval_cards(view)
+    resume = [a for a in cards if a.open and not a.in_place and a.id != card]
     forms = [ApprovalForm(resume, in_place=False, errors_id=f"{view.dom}-decision-errors")] if resume else []
-    for request in approval_cards(view):
+    for request in cards:
         if request.open and request.in_place:
             forms.append(ApprovalForm([request], in_place=True, errors_id=f"{request.dom}-errors"))
     return forms

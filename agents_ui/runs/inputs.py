@@ -256,3 +256,11 @@ async def external_events(agent: ExternalAgentClient, run: Run) -> AsyncIterator
         file_ids=file_ids or None,
         host_context=request.get("host_context") or None,
     )
+
+
+KEPT = "answers_kept"  # in the asking run's request: answers waiting for the run's other calls
+
+
+def kept_answers(run: Run) -> dict[str, dict[str, Any]]:
+    """The answers given so far to a run whose other calls still wait for theirs: call id -> answer."""
+    return {a.get("toolCallId"): {**a, "kept": True} for a in (run.request or {}).get(KEPT) or ()}

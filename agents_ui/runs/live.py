@@ -37,7 +37,7 @@ from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
 from agents_ui.monitoring.runs import RunWatch
-from agents_ui.runs import queue, tracing
+from agents_ui.runs import queue, tracing, waiting
 from agents_ui.runs.event_log import event_record, stored_events
 from agents_ui.runs.fanout import Fanout, fanout, on_control
 from agents_ui.runs.protocols import RunContext, adapter_for
@@ -110,6 +110,8 @@ class LiveRun:
     connection: Connection = field(default_factory=lambda: Connection())
     # When the oldest event waiting for the writer arrived (time.perf_counter): the writer's lag.
     _pending_since: float = 0.0
+    # The plan it was started under: what it leaves waiting on the person is read with it.
+    plan: Plan | None = None
     # The run's metrics and log lines (set when it is driven).
     watch: RunWatch | None = None
     # Where its events go for the browsers other processes serve (set when it is driven).
@@ -262,14 +264,13 @@ def start_run(run: Run, plan: Plan | None = None) -> LiveRun | None:
     it (None comes back)."""
     if queue.separate():
         return None
-    return _start(
-        LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan)), run
-    )
+    live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan), plan=plan)
+    return _start(live, run)
 
 
 def drive_leased(run: Run, plan: Plan | None, lease: queue.Lease) -> LiveRun:
     """A run worker's claimed run, driven as `start_run` does, its writes fenced by `lease`."""
-    live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan))
+    live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan), plan=plan)
     live.attempt, live.worker = lease.attempt, lease.worker
     return _start(live, run)
 
@@ -384,12 +385,17 @@ async def _drive(run: Run, live: LiveRun) -> None:
                 offer_a2ui=how.offer_a2ui,
             )  # fmt: skip
             events = adapter_for(endpoint).events(agent, run, context)
+            asked = 0  # the requests for a decision seen so far
             async with aclosing(events):
                 async for item in events:
                     if watch.first_event is None:
                         watch.saw_first_event()
                     event, raw = item if isinstance(item, tuple) else (item, None)
                     live.apply(event, raw)
+                    if len(live.transcript.approvals) != asked:
+                        asked = len(live.transcript.approvals)
+                        if live.transcript.pending_approvals:  # the stream holds: it waits on the person now
+                            await _record_waiting(waiting.record_holding, run, live.transcript)
                     if traced:
                         traced.observe(live.transcript)
                     if live.stopped_elsewhere:
@@ -424,6 +430,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
             first_event_at=watch.first_event_at, usage=stored_usage(live.transcript.usage),
         ):  # fmt: skip
             await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
+            await _record_waiting(waiting.record, run, live.transcript, live.plan, status)
             await _remember_observations(endpoint, live.transcript)
         else:
             live.lease_lost = True
@@ -438,6 +445,14 @@ async def _drive(run: Run, live: LiveRun) -> None:
         live.fanout.ended(live.run_id, live._seq)  # after its end is stored
         live.fanout.released(live.run_id)
         watch.ended(status)
+
+
+async def _record_waiting(write: Any, *args: Any) -> None:
+    """What the run leaves waiting on its person, for the inbox: never the reason a run fails."""
+    try:
+        await sync_to_async(write)(*args)
+    except Exception:
+        logger.exception("run %s: what it waits for could not be recorded", args[0].pk)
 
 
 async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 from django.db import transaction
 
 from agents_ui.models import Conversation, Run
-from agents_ui.runs import queue
+from agents_ui.runs import queue, waiting
 
 GOING = (Run.Status.PENDING, Run.Status.RUNNING)
 
@@ -58,5 +58,6 @@ def next_run(
         check(conversation, after=after)
         run = Run.objects.create(conversation=conversation, request=request, client_token=client_token)
         queue.wake_workers()  # with separate run workers: one claims it as this commits
+        waiting.close_earlier(conversation, run)
     run.conversation = conversation
     return run

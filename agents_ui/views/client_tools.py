@@ -16,15 +16,16 @@ from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from agents_ui.display.run_view import RunView
 from agents_ui.display.values import call_dom
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
-from agents_ui.models import Run
-from agents_ui.runs import turns
+from agents_ui.models import Run, WaitingItem
+from agents_ui.runs import turns, waiting
 from agents_ui.runs.history import transcript_of
-from agents_ui.runs.inputs import ToolAnswer
+from agents_ui.runs.inputs import KEPT, ToolAnswer, kept_answers
 from agents_ui.runs.live import start_run
 from agents_ui.runs.protocols import (
     DISMISSED,
@@ -37,6 +38,7 @@ from agents_ui.runs.protocols import (
 )
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest, fragment_or_page
+from agents_ui.views.inbox import from_inbox, resolved
 
 
 class _Refused(Exception):
@@ -48,7 +50,7 @@ def _note(request: HtmxHttpRequest, run: Run, target_id: str, text: str) -> Http
         request,
         "agents_ui/run.html#form-note",
         {"target_id": target_id, "text": text, "tone": "error"},
-        page=run.conversation.get_absolute_url(),
+        page=reverse("inbox") if from_inbox(request) else run.conversation.get_absolute_url(),
         note=text,
         level=messages.ERROR,
     )
@@ -105,7 +107,18 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
         )
         new_run, answers = await sync_to_async(_answer_run, thread_sensitive=True)(run, stored, awaiting)
     except _Refused as problem:
+        if (
+            from_inbox(request)
+            and not await WaitingItem.objects.open_for(await request.auser())
+            .filter(run=run, request_id=call.id)
+            .aexists()
+        ):
+            return await resolved(request, run)  # answered elsewhere meanwhile: said so, not sent again
         return _note(request, run, errors_id, str(problem))
+    if from_inbox(request):
+        if new_run is not None:
+            start_run(new_run, plan)
+        return await resolved(request, run, fresh=True)
     if new_run is None:  # other calls of the run still wait for theirs: the answer is kept until then
         if not request.htmx:
             return redirect(run.conversation.get_absolute_url())
@@ -122,14 +135,6 @@ async def answer(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     return TemplateResponse(
         request, "agents_ui/run.html#answered", {"old": old, "new": new_view, "calls": calls}
     )
-
-
-KEPT = "answers_kept"  # in the asking run's request: answers waiting for the run's other calls
-
-
-def kept_answers(run: Run) -> dict[str, dict[str, Any]]:
-    """The answers given so far to a run whose other calls still wait for theirs: call id -> answer."""
-    return {a.get("toolCallId"): {**a, "kept": True} for a in (run.request or {}).get(KEPT) or ()}
 
 
 def thread_answers(runs: Sequence[Run]) -> dict[Any, dict[str, dict[str, Any]]]:
@@ -167,6 +172,7 @@ def _answer_run(
         if not set(awaiting) <= answered:
             asking.request = {**(asking.request or {}), KEPT: kept}
             asking.save(update_fields=["request"])
+            waiting.close_one(run, WaitingItem.Kind.ANSWER, stored.tool_call_id)
             run.request = asking.request
             return None, kept_answers(asking)
         answers = tuple(ToolAnswer.from_json(a).as_json() for a in kept if a.get("toolCallId") in awaiting)

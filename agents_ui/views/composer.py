@@ -31,6 +31,7 @@ from agents_ui.sdk import sniff_mime_type
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
 from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
+from agents_ui.views.inbox import answered_in_inbox, from_inbox
 from agents_ui.views.workspace import new_client_token, render_workspace
 
 
@@ -77,6 +78,8 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         return await _refused(request, endpoint, str(problem))
     if first:
         start_run(run, plan)
+    if from_inbox(request):  # a task's question answered in the inbox: its item is redrawn there
+        return await answered_in_inbox(request)
     return await _sent(request, run, message, plan)
 
 
@@ -127,6 +130,8 @@ async def _refused(request: HtmxHttpRequest, endpoint: AgentEndpoint, problem: s
         refusal = TemplateResponse(
             request, "agents_ui/workspace.html#composer-error", {"composer_error": problem}
         )
+        if from_inbox(request):  # the inbox's answer form has its own message area, its target
+            return reswap(refusal, "innerHTML")
         return retarget(reswap(refusal, "innerHTML"), "#composer-errors")
     return await render_workspace(
         request, endpoint, composer_error=problem, typed=request.POST.get("content", ""), status=422

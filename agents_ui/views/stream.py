@@ -30,6 +30,7 @@ from agents_ui.sdk.folding import TranscriptBuilder
 from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.access import users_run
 from agents_ui.views.client_tools import thread_answers
+from agents_ui.views.inbox import count_fragment
 
 # The browser gets at most this many swaps a second per run: a fast agent is coalesced, a slow
 # one still shows each word as it comes, and the first word after a pause goes at once.
@@ -77,14 +78,14 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     )
     renderer = StreamRenderer(view, timer=live, earlier_decided=earlier_decided)
     if live is not None:
-        frames = _follow_live(live, run, view, renderer, inputs)
+        frames = _follow_live(live, run, view, renderer, inputs, await request.auser())
     else:
         answers = thread_answers([*(r for r, _ in earlier), run])
         renderer.earlier = [
             RunView(r, t, plan, decided=earlier_decided.get(r.pk, {}), answers=answers[r.pk])
             for r, t in earlier
         ]
-        frames = _follow_stored(run, view, renderer, inputs, [t for _, t in earlier])
+        frames = _follow_stored(run, view, renderer, inputs, [t for _, t in earlier], await request.auser())
     response = EventStreamResponse(frames, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
@@ -118,7 +119,7 @@ class EventStreamResponse(StreamingHttpResponse):
 
 
 async def _follow_live(
-    live: LiveRun, run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs
+    live: LiveRun, run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs, user: Any
 ) -> AsyncIterator[bytes]:
     changed = live.subscribe()
     # The page showed what earlier runs had seen: the explain panel follows this run's own evidence.
@@ -154,8 +155,10 @@ async def _follow_live(
                 yield sse_frame("update", html)
                 last = time.monotonic()
         run.status, run.error = live.status, live.error
+        # What the run left waiting on the person is counted in the header at once (not at its next poll).
+        count = await sync_to_async(count_fragment)(user)
         yield sse_frame(
-            "update", renderer.update() + renderer.earlier_fragments() + renderer.state_fragment()
+            "update", renderer.update() + renderer.earlier_fragments() + renderer.state_fragment() + count
         )
     finally:
         live.unsubscribe(changed)
@@ -177,7 +180,12 @@ def _follow_thread(live: LiveRun, renderer: StreamRenderer) -> None:
 
 
 async def _follow_stored(
-    run: Run, view: RunView, renderer: StreamRenderer, inputs: PlanInputs, earlier: list[Transcript]
+    run: Run,
+    view: RunView,
+    renderer: StreamRenderer,
+    inputs: PlanInputs,
+    earlier: list[Transcript],
+    user: Any,
 ) -> AsyncIterator[bytes]:
     """A run this process is not driving: its event log, then what it says as it says it (the
     fan-out's Stream with Redis, the event log again without), until it ends."""
@@ -222,6 +230,8 @@ async def _follow_stored(
             observed = now_observed
             html += renderer.explain_fragment()
         html += renderer.earlier_fragments() + renderer.state_fragment()
+        if run.status in Run.FINISHED:  # what it left waiting is counted in the header at once
+            html += await sync_to_async(count_fragment)(user)
         first = False
         if html:
             yield sse_frame("update", html)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from agents_ui.models import Conversation, Message, Run, SharedLink
+from agents_ui.models import Conversation, Message, Run, SharedLink, WaitingItem
 from tests.factories import make_endpoint, make_user
 
 
@@ -36,8 +36,14 @@ def owners_things():
     link = SharedLink.objects.create(
         conversation=conversation, token="t" * 43, audience=SharedLink.Audience.PEOPLE, title="Private plans"
     )
+    # Something the run left waiting on its person, as the inbox lists it.
+    item = WaitingItem.objects.create(
+        run=run, user=owner, endpoint=endpoint, kind=WaitingItem.Kind.APPROVAL, request_id="ask-1",
+        title="transfer_funds", asked_at=run.created_at,
+    )  # fmt: skip
     return {
         "slug": endpoint.slug,
+        "item_id": item.pk,
         "conversation_id": conversation.pk,
         "run_id": run.pk,
         "artifact_id": "report.pdf",

@@ -24,10 +24,18 @@ SECURITY = Path(__file__).resolve().parents[2] / "docs" / "security.md"
 
 # Routes with no id of a person's object in them: each is scoped to the person asking (their own
 # list, their own composer) or is the shared-link page, whose token is the capability.
-NO_OBJECT_ID = {
+# The person's own lists, naming no agent either (the inbox's ids come in its forms, each checked:
+# tests/views/test_inbox.py tries a stranger's).
+PERSONS_OWN = {
     "catalogue",
     "conversations",
     "shared-links",
+    "inbox",
+    "inbox-count",
+    "inbox-changes",
+    "inbox-decide",
+}
+NO_OBJECT_ID = PERSONS_OWN | {
     "catalogue-card",
     "workspace",
     "send-message",
@@ -74,7 +82,7 @@ def test_a_stranger_gets_not_found_from_every_route_that_takes_an_id(name, metho
     assert SharedLink.objects.get(pk=owners_things["link_id"]).revoked_at is None
 
 
-@pytest.mark.parametrize("name", sorted(NO_OBJECT_ID - {"catalogue", "conversations", "shared-links"}))
+@pytest.mark.parametrize("name", sorted(NO_OBJECT_ID - PERSONS_OWN))
 @pytest.mark.parametrize("method", ["get", "post"])
 def test_a_disabled_agent_is_not_found_on_every_route_that_names_it(name, method, owners_things):
     from agents_ui.models import AgentEndpoint

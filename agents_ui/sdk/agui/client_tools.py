@@ -12,6 +12,7 @@ agent's, and must not make the client fetch anything or spin.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping
@@ -187,13 +188,21 @@ def bounded_schema(schema: Any) -> str:
     if not isinstance(schema, dict):
         return "the schema is not a JSON object"
     try:
-        size = len(json.dumps(schema))
+        text = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError):
         return "the schema is not JSON"
-    if size > MAX_SCHEMA_BYTES:
+    if len(text) > MAX_SCHEMA_BYTES:
         return "the schema is too large"
     if _depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
         return "the schema nests too deeply"
+    return _checked_schema(text)
+
+
+@functools.lru_cache(maxsize=128)
+def _checked_schema(text: str) -> str:
+    """The metaschema's verdict on a schema's text: the same schema comes back with every request of
+    the agent's that shows it (a page of them, the inbox), and checking it is the costly part."""
+    schema = json.loads(text)
     try:
         jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(
             schema
