@@ -396,6 +396,13 @@ class AgUiFold:
         )
 
     def activity_delta(self, event: ag.ActivityDeltaEvent) -> None:
+        if event.message_id not in self.transcript.activities:
+            # Nothing to patch: skipped, and no activity is made of a delta (spec events/activity).
+            self.transcript.errors.append(
+                f"An activity update for {event.message_id[:80]!r}, which the agent never started, "
+                "was skipped."
+            )
+            return
         record = self.builder.activity(event.message_id, event.activity_type)
         record.content, _ = self._apply_patch(record.content, event.patch, "ACTIVITY_DELTA")
 

@@ -28,7 +28,14 @@ from pydantic import BaseModel, ValidationError
 from ..errors import ProtocolError, validation_problems
 from .schema_strip import Malformed, strip_event
 
-__all__ = ["CLIENT_PROTOCOL_VERSION", "RuleViolation", "StreamRules", "era_input", "older_than"]
+__all__ = [
+    "CLIENT_PROTOCOL_VERSION",
+    "RuleViolation",
+    "StreamRules",
+    "era_input",
+    "older_than",
+    "upgrade_legacy_content",
+]
 
 # The AG-UI version this product speaks, sent in RunAgentInput.protocolVersion.
 CLIENT_PROTOCOL_VERSION = "1.1"
@@ -107,6 +114,16 @@ def era_input(body: dict[str, Any], peer: str | None, warnings: list[str]) -> di
         if no_subagents:
             message.pop("subagentRunId", None)
     return body
+
+
+def upgrade_legacy_content(messages: list[Any]) -> list[Any]:
+    """Messages (JSON) with every legacy ``{"type": "binary"}`` part as the typed media it is."""
+    return [
+        {**m, "content": [_upgrade_binary(p) for p in m["content"]]}
+        if isinstance(m, dict) and isinstance(m.get("content"), list)
+        else m
+        for m in messages
+    ]
 
 
 def _upgrade_binary(part: Any) -> Any:
