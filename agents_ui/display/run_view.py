@@ -114,6 +114,9 @@ class RunView:
     # The token of the shared link it is shown through ("" in the workspace): read-only then, nothing
     # on it acts for the reader (views/shares.py).
     shared: str = ""
+    # The reader is staff: a stream's fragments (rendered without the request) show the technical
+    # detail staff see on the page.
+    staff: bool = False
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0

@@ -68,6 +68,7 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     source = live.transcript if live else TranscriptBuilder().transcript
     plan = inputs.plan(source.observed)
     view = RunView(run, source, plan, can_approve=abilities.can_approve, decided=decided)
+    view.staff = bool(getattr(await request.auser(), "is_staff", False))
     view.thought = thought
     # Earlier turns' A2UI surfaces, which this run's updates go on from (live: as the run folded them).
     view.a2ui_prior = (
@@ -132,6 +133,7 @@ async def _follow_live(
             changed.clear()
             if live.done:
                 run.status, run.error = live.status, live.error
+                run.violation, run.protocol_warnings = live.violation, live.warnings
             now_observed = _observed_key(live.transcript)
             _follow_thread(live, renderer)
             if now_observed != observed:
@@ -145,6 +147,7 @@ async def _follow_live(
                 yield sse_frame("update", html)
                 last = time.monotonic()
         run.status, run.error = live.status, live.error
+        run.violation, run.protocol_warnings = live.violation, live.warnings
         yield sse_frame(
             "update", renderer.update() + renderer.earlier_fragments() + renderer.state_fragment()
         )
@@ -180,9 +183,13 @@ async def _follow_stored(
     while True:
         if await sync_to_async(log.read)(limit=5000):
             last_progress = time.monotonic()
-        status = await Run.objects.filter(pk=run.pk).values_list("status", "error").afirst()
+        status = await (
+            Run.objects.filter(pk=run.pk)
+            .values_list("status", "error", "violation", "protocol_warnings")
+            .afirst()
+        )
         if status:
-            run.status, run.error = status
+            run.status, run.error, run.violation, run.protocol_warnings = status
         if run.status not in Run.FINISHED and time.monotonic() - last_progress > silence_limit:
             run.status, run.error = Run.Status.FAILED, ORPHANED
             await Run.objects.filter(pk=run.pk, status__in=[Run.Status.PENDING, Run.Status.RUNNING]).aupdate(

@@ -463,7 +463,9 @@ MAX_RESUMES = 3
 
 
 class _StreamEnded(ProtocolError):
-    """The connection ended, cleanly or not, before the run did."""
+    """The connection ended, cleanly or not, before the run did: a truncated answer, never success."""
+
+    code = "stream_truncated"
 
 
 def _cut(exc: AgentError) -> bool:

@@ -66,6 +66,7 @@ class RuleViolation(ProtocolError):
     code = "agent_broke_protocol"
 
     def __init__(self, detail: str, *, spec: str, raw: str = "") -> None:
+        detail = detail if len(detail) <= 500 else detail[:499] + "…"
         self.detail = detail
         self.spec = spec
         self.raw = raw[:MAX_RAW_CHARS]
