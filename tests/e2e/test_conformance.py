@@ -48,10 +48,12 @@ def replay(page: Page, live_url: str, fixture_agent: FixtureAgent, name: str, st
 
 
 def shots(page: Page, screenshot, name: str) -> None:
-    page.set_viewport_size(PHONE)
-    screenshot(f"conformance-{name}-390")
-    page.set_viewport_size(DESKTOP)
-    screenshot(f"conformance-{name}-desktop")
+    """The page at phone and desktop width, each loaded at that width."""
+    for size, label in ((PHONE, "390"), (DESKTOP, "desktop")):
+        page.set_viewport_size(size)
+        page.reload()
+        expect(last_run(page).locator("[data-run-status]")).to_be_visible()
+        screenshot(f"conformance-{name}-{label}")
 
 
 def test_a_broken_rule_ends_the_run_naming_it_and_keeps_every_word(
@@ -68,10 +70,10 @@ def test_a_broken_rule_ends_the_run_naming_it_and_keeps_every_word(
         expect(detail).not_to_have_attribute("open", "")
         detail.locator("summary").click()
         expect(detail.locator("pre")).to_contain_text('"type": "RUN_FINISHED"')
-        shots(page, screenshot, "fatal")
         page.reload()
         run = last_run(page)
     assert Run.objects.get().violation["spec"] == "events/lifecycle"
+    shots(page, screenshot, "fatal")
 
 
 def test_a_person_sees_the_rule_but_not_the_raw_event(page: Page, live_url, signed_in, fixture_agent):
@@ -92,9 +94,9 @@ def test_a_truncated_answer_is_interrupted_never_success_and_keeps_what_came(
             "Interrupted: the agent's answer stopped before it finished."
         )
         expect(run.locator("[data-run-status]")).to_have_attribute("data-run-status", "failed")
-        shots(page, screenshot, "truncated")
         page.reload()
         run = last_run(page)
+    shots(page, screenshot, "truncated")
 
 
 def test_a_cancelled_run_is_neither_success_nor_failure(
@@ -106,9 +108,9 @@ def test_a_cancelled_run_is_neither_success_nor_failure(
         expect(run.locator(".msg-assistant")).to_contain_text("delivered before the stop")
         expect(run).to_contain_text("The agent cancelled the run.")
         expect(run.locator(".alert-error")).to_have_count(0)
-        shots(page, screenshot, "cancelled")
         page.reload()
         run = last_run(page)
+    shots(page, screenshot, "cancelled")
 
 
 def test_a_warning_is_for_staff_in_the_run_details_never_a_page_error(
@@ -123,9 +125,10 @@ def test_a_warning_is_for_staff_in_the_run_details_never_a_page_error(
         expect(warnings.locator("summary")).to_have_text("Protocol warnings (1)")
         warnings.locator("summary").click()
         expect(warnings).to_contain_text("/futureProp")
-        shots(page, screenshot, "warning")
         page.reload()
         run = last_run(page)
+    run.locator("details[data-protocol-warnings] summary").click()
+    shots(page, screenshot, "warning")
     page.context.clear_cookies()
     signed_in(make_user())
     page.goto(page.url)

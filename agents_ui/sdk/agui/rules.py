@@ -70,7 +70,7 @@ class RuleViolation(ProtocolError):
         self.detail = detail
         self.spec = spec
         self.raw = raw[:MAX_RAW_CHARS]
-        super().__init__(f"The agent broke an AG-UI rule ({spec}): {detail}")
+        super().__init__(f"The agent broke an AG-UI rule ({spec}): {detail.rstrip('.')}.")
 
 
 def version_tuple(text: Any) -> tuple[int, ...] | None:
