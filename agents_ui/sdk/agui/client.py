@@ -342,6 +342,9 @@ class AgUiAgent:
                 return
             except AgentError as exc:
                 if not (resume and last_id is not None and resumes < MAX_RESUMES and _cut(exc)):
+                    if rules.run_open and _cut(exc) and not isinstance(exc, _StreamEnded):
+                        # The connection broke inside the run: a truncated answer too.
+                        raise _StreamEnded(f"the agent's stream broke off {_TRUNCATED}") from exc
                     raise
                 logger.info("AG-UI run cut after event %s: resuming", last_id)
                 resumes += 1
@@ -395,7 +398,7 @@ class AgUiAgent:
                         async for found in self._complete_response(response, parser, clock, rules):
                             yield found
                         if rules.run_open or not rules.seen_terminal:
-                            raise ProtocolError(f"the agent's answer ended {_TRUNCATED}")
+                            raise _StreamEnded(f"the agent's answer ended {_TRUNCATED}")
                         return
                     check_content_type(response, "text/event-stream", "AG-UI run")
                     chunks = response.aiter_bytes()

@@ -185,7 +185,8 @@ class StreamRules:
         try:
             obj = json.loads(data)
         except (ValueError, RecursionError) as exc:
-            raise RuleViolation(f"an event that is not valid JSON ({exc})", spec="basic/processing") from exc
+            # Not an event at all: the stream cannot be read (the same as a broken SSE frame).
+            raise ProtocolError(f"the agent sent an event that is not valid JSON ({exc})") from exc
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             raise RuleViolation(
                 "an event that is not a JSON object with a string 'type'", spec="basic/processing", raw=data
