@@ -429,8 +429,10 @@ class AgUiAgent:
         try:
             async with asyncio.timeout(AFTER_TERMINAL_WAIT):
                 return await clock.next_chunk(chunks)
-        except TimeoutError:
-            return None  # the run is over; a producer holding the stream open has nothing more
+        except (TimeoutError, httpx.TransportError, AgentError):
+            # The run is over: a producer holding the stream open, or a connection that then broke
+            # or timed out, has nothing more to add to it.
+            return None
 
     async def _complete_response(
         self, response: httpx.Response, parser: SseParser, clock: RunClock, rules: StreamRules
