@@ -449,3 +449,16 @@ async def test_interrupt_then_resume_against_the_langgraph_captures(fake_server,
     assert second.tool_calls["tc-1"].result.startswith("sent ")
     assert isinstance(second.outcome, object) and second.outcome.kind == "success"
     assert RunFinishedEvent  # the outcome came from ag_ui's own event type
+
+
+async def test_a_stream_held_open_after_the_terminal_event_ends_the_run_with_its_outcome(fake_server):
+    async def handler(ex: Exchange) -> None:
+        ex.start_sse()
+        await ex.send(sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}))
+        await ex.send(sse({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}))
+        await asyncio.sleep(60)  # the producer never closes the connection
+
+    server = await fake_server(handler)
+    agent = AgUiAgent(server.url, timeout=httpx.Timeout(30, read=0.5))
+    transcript = await asyncio.wait_for(afold(agent.run(run_input())), 20)
+    assert transcript.outcome.kind == "success"
