@@ -13,7 +13,7 @@ UV := $(VENV)/bin/uv
 export DEBUG ?= true
 export AGENTS_UI_PUBLIC_URL ?= http://$(HOST):$(PORT)
 
-.PHONY: run test test-unit test-e2e bench reliability setup lint format lock clean
+.PHONY: run test test-unit test-e2e bench reliability setup lint format lock clean conformance
 
 # The first Python 3.12+ on PATH (pyenv's shim honours .python-version).
 $(PY):
@@ -61,6 +61,11 @@ interop: setup
 	AGENTS_UI_INTEROP=1 $(VENV)/bin/pytest tests/interop
 	AGENTS_UI_INTEROP=1 AGENTS_UI_E2E=1 DJANGO_ALLOW_ASYNC_UNSAFE=true \
 		$(PY) -m pytest -p tests.interop.report tests/e2e/test_interop.py tests/e2e/test_interop_agno.py
+
+# The AG-UI conformance corpus (tests/conformance/agui/): every fixture replayed over HTTP into the
+# SDK, then a table by area. `make test` runs the same tests (without the table).
+conformance: setup
+	$(PY) -m pytest -p tests.conformance.agui.report tests/conformance -q
 
 bench: setup
 	$(PY) -m benchmarks

@@ -308,6 +308,10 @@ class Run(models.Model):
     # The tokens the agent said the run took, summed per kind ({"input_tokens": 120, ...}), when
     # it said (agents_ui.monitoring.runs.token_counts).
     usage = models.JSONField(null=True, blank=True)
+    # What the AG-UI consumer rules stripped or translated in the agent's stream (sentences for staff,
+    # docs/PROTOCOLS.md 1.7), and the rule it broke when one ended the run: {"rule", "spec", "event"}.
+    protocol_warnings = models.JSONField(default=list, blank=True)
+    violation = models.JSONField(null=True, blank=True)
     # Set when the person regenerated this answer, retried it, or edited a message before it: the
     # run is no longer part of the thread (not shown, not sent back to the agent).
     superseded_at = models.DateTimeField(null=True, blank=True)
@@ -344,6 +348,15 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"Run {str(self.id)[:8]} ({self.get_status_display()})"
+
+    @property
+    def violation_detail(self) -> str:
+        """The broken rule and the event that broke it, as staff read them (empty when none)."""
+        found = self.violation if isinstance(self.violation, dict) else None
+        if not found:
+            return ""
+        rule = f"AG-UI 1.1, {found.get('spec', '')}: {found.get('rule', '')}"
+        return f"{rule}\n\nThe event:\n{found.get('event', '')}"
 
     @property
     def is_finished(self) -> bool:

@@ -16,6 +16,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.test import AsyncClient
+from django.utils.html import escape
 
 from agents_ui.endpoints.discovery import discover_one
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot, Message, Run, RunEvent
@@ -35,19 +36,21 @@ MEMORY_LIMIT = 64 * 1024 * 1024
 
 FAILED, COMPLETED, CANCELLED = Run.Status.FAILED, Run.Status.COMPLETED, Run.Status.CANCELLED
 CANNOT_READ = "The agent answered in a form this product cannot read."
+# A stream that ends inside a run (docs/PROTOCOLS.md 1.1a): truncated, never a success.
+TRUNCATED = "Interrupted: the agent's answer stopped before it finished."
 
 # fault -> (final status, the message the person reads, whether the agent spoke before the fault)
 FAULT_OUTCOMES = {
     "refuse": (FAILED, "The agent cannot be reached.", False),
     "hang-headers": (FAILED, "The agent did not answer in time.", False),
     "hang-mid-stream": (FAILED, "The agent did not answer in time.", True),
-    "cut-mid-frame": (FAILED, CANNOT_READ, True),
+    "cut-mid-frame": (FAILED, TRUNCATED, True),
     "malformed-json": (FAILED, CANNOT_READ, True),
     "huge-frame": (FAILED, CANNOT_READ, True),
     "http-500": (FAILED, "The agent failed while answering.", False),
     "unsupported-capability": (FAILED, "The agent does not offer messages.", False),
     "rate-limited": (FAILED, "The agent is busy: too many requests. Try again in 30 seconds.", False),
-    "no-finish": (FAILED, CANNOT_READ, True),
+    "no-finish": (FAILED, TRUNCATED, True),
     # docs/PROTOCOLS.md 1.1: an unknown event must not break a run; a bad patch keeps the last good state.
     "unknown-event": (COMPLETED, "", True),
     "invalid-patch": (COMPLETED, "did not follow its protocol, so it is left out", True),
@@ -133,7 +136,7 @@ async def test_each_fault_is_survived(fault_agent, person, record_property, faul
     assert stream.rstrip().endswith("event: done\ndata:"), stream[-500:]
     assert re.findall(r'data-run-status="(\w+)"', stream)[-1] == status
     if message:
-        assert message in stream
+        assert escape(message) in stream
     # The run is marked with the reason.
     run = await Run.objects.aget(pk=run_id)
     assert run.status == status

@@ -117,6 +117,9 @@ class RunView:
     shared: str = ""
     # A queued run (separate run workers): how many queued runs go before it; None otherwise.
     queued_ahead: int | None = None
+    # The reader is staff: a stream's fragments (rendered without the request) show the technical
+    # detail staff see on the page.
+    staff: bool = False
 
     def shows(self, message: Any) -> bool:
         return message.role == "assistant" and message.text_length > 0

@@ -24,11 +24,13 @@ MESSAGES: dict[str, str] = {
     "unreachable": "The agent cannot be reached.",
     "timeout": "The agent did not answer in time.",
     "protocol_error": "The agent answered in a form this product cannot read.",
+    "stream_truncated": "Interrupted: the agent's answer stopped before it finished.",
     "unauthorized": "The agent refused this product's credentials: an admin must set the one it requires.",
 }
 
 # The product's own bounds on a run: the SDK's message already says which bound and where it cut.
-OWN_WORDS = frozenset({"run_too_large", "event_idle_timeout", "run_time_limit"})
+# A rule of AG-UI the agent broke: the SDK's sentence names it (docs/PROTOCOLS.md 1.7).
+OWN_WORDS = frozenset({"run_too_large", "event_idle_timeout", "run_time_limit", "agent_broke_protocol"})
 
 
 def describe(error: AgentError) -> str:

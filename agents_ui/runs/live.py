@@ -44,6 +44,7 @@ from agents_ui.runs.protocols import RunContext, adapter_for
 from agents_ui.runs.registry import LIVE, live_run
 from agents_ui.runs.writer import FLUSH_BYTES, FLUSH_EVENTS, WriteJob, writer_for_loop
 from agents_ui.sdk import AgentError
+from agents_ui.sdk.agui.rules import RuleViolation
 from agents_ui.sdk.folding import TranscriptBuilder
 from agents_ui.sdk.transcript import Transcript
 from agents_ui.sdk.usage import stored as stored_usage
@@ -51,6 +52,8 @@ from agents_ui.sdk.usage import stored as stored_usage
 logger = logging.getLogger(__name__)
 
 STOPPED = "Stopped. The answer so far is kept."
+# How many of a run's protocol warnings are kept (the first ones: the rest repeat them).
+MAX_WARNINGS = 50
 # A run stopped by a change of course: the next run carries the correction.
 CHANGED_COURSE = "Stopped to change course. The answer so far is kept; the next turn carries the change."
 
@@ -106,6 +109,9 @@ class LiveRun:
     stored_bytes: int = 0
     _pending_bytes: int = 0
     max_bytes: int = field(default_factory=lambda: settings.AGENTS_UI_RUN_MAX_BYTES)
+    # What the consumer rules stripped or translated (for staff), and the rule broken, if one was.
+    warnings: list[str] = field(default_factory=list)
+    violation: dict[str, str] | None = None
     # How the agent's answer is read and what goes with the request, from its plan.
     connection: Connection = field(default_factory=lambda: Connection())
     # When the oldest event waiting for the writer arrived (time.perf_counter): the writer's lag.
@@ -382,7 +388,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
             how = live.connection
             context = RunContext(
                 earlier, stream=how.stream, resume=how.resume, send_state=how.send_state,
-                offer_a2ui=how.offer_a2ui,
+                offer_a2ui=how.offer_a2ui, warnings=live.warnings,
             )  # fmt: skip
             events = adapter_for(endpoint).events(agent, run, context)
             asked = 0  # the requests for a decision seen so far
@@ -409,6 +415,8 @@ async def _drive(run: Run, live: LiveRun) -> None:
         logger.info("run %s stopped at a limit: %s", run.pk, exc)
     except AgentError as exc:
         status, error = Run.Status.FAILED, errors.describe(exc)
+        if isinstance(exc, RuleViolation):
+            live.violation = {"rule": exc.detail, "spec": exc.spec, "event": endpoint.scrub(exc.raw)}
         if traced:
             traced.fail(exc)
         logger.info("run %s failed: %s", run.pk, exc.code)
@@ -428,6 +436,8 @@ async def _drive(run: Run, live: LiveRun) -> None:
         if not live.lease_lost and await mine.aupdate(
             status=status, error=error, finished_at=timezone.now(), state=_jsonable(live.transcript.state),
             first_event_at=watch.first_event_at, usage=stored_usage(live.transcript.usage),
+            protocol_warnings=[endpoint.scrub(w[:500]) for w in live.warnings[:MAX_WARNINGS]],
+            violation=live.violation,
         ):  # fmt: skip
             await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
             await _record_waiting(waiting.record, run, live.transcript, live.plan, status)

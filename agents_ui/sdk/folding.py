@@ -89,7 +89,7 @@ class TranscriptBuilder:
         self.messages: dict[str, TranscriptMessage] = {m.id: m for m in self.transcript.messages}
         self.reasoning: dict[str, ReasoningEntry] = {r.id: r for r in self.transcript.reasoning}
         self.earlier_ids = _said_ids(self.earlier)
-        # Encrypted values for a tool call not begun yet: given to it when it begins.
+        # Encrypted values for a tool call or message not begun yet: given to it when it begins.
         self.waiting_values: dict[str, str] = {}
         # Snapshots and patches of the state and of activities, within their bounds (sdk/state.py).
         self.state_keeper = StateKeeper("state")
@@ -140,6 +140,8 @@ class TranscriptBuilder:
             )
             self.messages[message_id] = message
             self.transcript.messages.append(message)
+            if self.waiting_values:
+                message.encrypted_value = self.waiting_values.pop(message_id, None)
         return message
 
     def tool(self, tool_call_id: str, name: str = "", **extra: Any) -> ToolCallRecord:
@@ -178,6 +180,8 @@ class TranscriptBuilder:
             )
             self.reasoning[entry_id] = entry
             self.transcript.reasoning.append(entry)
+            if self.waiting_values:
+                entry.encrypted_value = self.waiting_values.pop(entry_id, None)
         return entry
 
     @staticmethod

@@ -34,6 +34,7 @@ __all__ = [
     "TranscriptMessage",
     "content_text",
     "display_text",
+    "merge_metadata",
 ]
 
 
@@ -125,7 +126,17 @@ class TranscriptMessage(_StreamedText):
     error: str | None = None
     # The agent's opaque value for this message (REASONING_ENCRYPTED_VALUE), kept to send back.
     encrypted_value: str | None = None
+    # Its metadata: every event's merged in, key by key, the last write winning (never read).
+    metadata: dict[str, Any] | None = None
+    # The content as the agent gave it when it is a list of parts (a snapshot, a tool result).
+    content: Any = None
     _text: _Parts = field(default_factory=_Parts, repr=False)
+
+
+def merge_metadata(record: Any, metadata: dict[str, Any] | None) -> None:
+    """AG-UI 1.1 metadata (spec ``basic/metadata``): merged key by key, last write wins, no recursion."""
+    if metadata:
+        record.metadata = {**(record.metadata or {}), **metadata}
 
 
 def display_text(value: Any) -> str:
@@ -169,6 +180,7 @@ class ToolCallRecord:
     # External agents: tool:completed's status ("ok", "error", ...).
     status: str | None = None
     encrypted_value: str | None = None
+    metadata: dict[str, Any] | None = None
     _args: _Parts = field(default_factory=_Parts, repr=False)
 
     @property

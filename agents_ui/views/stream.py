@@ -71,6 +71,7 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     source = live.transcript if live else TranscriptBuilder().transcript
     plan = inputs.plan(source.observed)
     view = RunView(run, source, plan, can_approve=abilities.can_approve, decided=decided)
+    view.staff = bool(getattr(await request.auser(), "is_staff", False))
     view.thought = thought
     # Earlier turns' A2UI surfaces, which this run's updates go on from (live: as the run folded them).
     view.a2ui_prior = (
@@ -142,6 +143,7 @@ async def _follow_live(
             changed.clear()
             if live.done:
                 run.status, run.error = live.status, live.error
+                run.violation, run.protocol_warnings = live.violation, live.warnings
             now_observed = _observed_key(live.transcript)
             _follow_thread(live, renderer)
             if now_observed != observed:
@@ -157,6 +159,7 @@ async def _follow_live(
         run.status, run.error = live.status, live.error
         # What the run left waiting on the person is counted in the header at once (not at its next poll).
         count = await sync_to_async(count_fragment)(user)
+        run.violation, run.protocol_warnings = live.violation, live.warnings
         yield sse_frame(
             "update", renderer.update() + renderer.earlier_fragments() + renderer.state_fragment() + count
         )
@@ -205,9 +208,13 @@ async def _follow_stored(
         if await tail.next():
             last_progress = time.monotonic()
         if tail.status_due():
-            status = await Run.objects.filter(pk=run.pk).values_list("status", "error", "worker").afirst()
+            status = await (
+                Run.objects.filter(pk=run.pk)
+                .values_list("status", "error", "worker", "violation", "protocol_warnings")
+                .afirst()
+            )
             if status:
-                run.status, run.error, worker = status
+                run.status, run.error, worker, run.violation, run.protocol_warnings = status
                 queued = separate and run.status == Run.Status.PENDING and not worker
                 view.queued_ahead = await sync_to_async(queue.ahead_of)(run) if queued else None
         if run.is_finished and view.thought is None:

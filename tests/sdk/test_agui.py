@@ -28,6 +28,7 @@ from agents_ui.sdk import (
     afold,
     parse_event,
 )
+from agents_ui.sdk.agui.rules import RuleViolation
 from agents_ui.sdk.errors import AgentError
 
 from .fakes import Exchange, sse
@@ -241,7 +242,7 @@ async def test_run_posts_the_input_and_replays_a_capture(fake_server, captures):
     assert request.headers["authorization"] == "Bearer s3cret"
     sent = request.json()
     assert sent["threadId"] == "t1" and sent["runId"] == "r1"
-    assert sent["protocolVersion"] == "1.0"
+    assert sent["protocolVersion"] == "1.1"
     assert sent["messages"] == [{"id": "u1", "role": "user", "content": "hello"}]
     assert transcript.messages[0].text == "counting down: 10  9  8  7  6  5  4  3  2  1  ✓"
     assert transcript.outcome.kind == "success"
@@ -273,7 +274,7 @@ async def test_stream_cut_mid_frame_yields_what_arrived_then_raises(fake_server)
 
     server = await fake_server(handler)
     received = []
-    with pytest.raises(ProtocolError, match="in the middle of a frame before RUN_FINISHED"):
+    with pytest.raises(ProtocolError, match="in the middle of a frame without a terminal event"):
         async for event in AgUiAgent(server.url).run(run_input()):
             received.append(event)
     assert [e.type for e in received] == [EventType.RUN_STARTED]
@@ -285,7 +286,7 @@ async def test_stream_ending_without_run_finished_raises(fake_server):
         await ex.send(sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}))
 
     server = await fake_server(handler)
-    with pytest.raises(ProtocolError, match="ended before RUN_FINISHED or RUN_ERROR"):
+    with pytest.raises(ProtocolError, match="ended without a terminal event"):
         await collect(AgUiAgent(server.url))
 
 
@@ -294,13 +295,29 @@ async def test_run_error_ends_the_run_normally(fake_server):
         ex.start_sse()
         await ex.send(sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}))
         await ex.send(sse({"type": "RUN_ERROR", "message": "model overloaded", "code": "overloaded"}))
-        await ex.send(sse({"type": "TEXT_MESSAGE_START", "messageId": "late"}))
 
     server = await fake_server(handler)
     transcript = await afold(AgUiAgent(server.url).run(run_input()))
     assert transcript.outcome.kind == "error"
     assert transcript.outcome.message == "model overloaded"
     assert transcript.messages == []
+
+
+async def test_an_event_after_run_error_breaks_a_rule_and_keeps_what_came_before(fake_server):
+    async def handler(ex: Exchange) -> None:
+        ex.start_sse()
+        await ex.send(sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}))
+        await ex.send(sse({"type": "RUN_ERROR", "message": "model overloaded", "code": "overloaded"}))
+        await ex.send(sse({"type": "TEXT_MESSAGE_START", "messageId": "late"}))
+
+    server = await fake_server(handler)
+    seen = []
+    with pytest.raises(RuleViolation, match="already errored with 'RUN_ERROR'") as caught:
+        async for event in AgUiAgent(server.url).run(run_input()):
+            seen.append(event.type.value)
+    assert seen == ["RUN_STARTED", "RUN_ERROR"]
+    assert caught.value.spec == "events/lifecycle"
+    assert '"messageId":"late"' in caught.value.raw.replace(" ", "")
 
 
 async def test_malformed_json_in_the_stream_raises(fake_server):
@@ -355,9 +372,10 @@ async def test_unknown_and_thinking_events_in_a_stream(fake_server, caplog):
         await ex.send(sse({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}))
 
     server = await fake_server(handler)
-    with caplog.at_level(logging.WARNING, logger="agents_ui.sdk.agui"):
-        transcript = await afold(AgUiAgent(server.url).run(run_input()))
-    assert "SOMETHING_FROM_THE_FUTURE" in caplog.text
+    warnings: list[str] = []
+    transcript = await afold(AgUiAgent(server.url).run(run_input(), warnings=warnings))
+    assert any("SOMETHING_FROM_THE_FUTURE" in w for w in warnings)
+    assert any("THINKING_START" in w for w in warnings)
     assert transcript.observed.reasoning is True
     assert [(r.id, r.text) for r in transcript.reasoning] == [("th", "let me see")]
     assert transcript.outcome.kind == "success"
@@ -431,3 +449,16 @@ async def test_interrupt_then_resume_against_the_langgraph_captures(fake_server,
     assert second.tool_calls["tc-1"].result.startswith("sent ")
     assert isinstance(second.outcome, object) and second.outcome.kind == "success"
     assert RunFinishedEvent  # the outcome came from ag_ui's own event type
+
+
+async def test_a_stream_held_open_after_the_terminal_event_ends_the_run_with_its_outcome(fake_server):
+    async def handler(ex: Exchange) -> None:
+        ex.start_sse()
+        await ex.send(sse({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}))
+        await ex.send(sse({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}))
+        await asyncio.sleep(60)  # the producer never closes the connection
+
+    server = await fake_server(handler)
+    agent = AgUiAgent(server.url, timeout=httpx.Timeout(30, read=0.5))
+    transcript = await asyncio.wait_for(afold(agent.run(run_input())), 20)
+    assert transcript.outcome.kind == "success"

@@ -156,6 +156,7 @@ async def test_a_frame_that_is_not_utf8_costs_only_itself_and_the_run_says_so(fa
             + sse({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant"}).encode()
             + b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\xff"}\n\n'
             + sse({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "kept"}).encode()
+            + sse({"type": "TEXT_MESSAGE_END", "messageId": "m"}).encode()
             + sse(RUN_FINISHED).encode()
         )
 
@@ -166,6 +167,7 @@ async def test_a_frame_that_is_not_utf8_costs_only_itself_and_the_run_says_so(fa
         "RUN_STARTED",
         "TEXT_MESSAGE_START",
         "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
         "RUN_FINISHED",
     ]
     assert events[2].delta == "kept"

@@ -38,7 +38,10 @@ class AgUiAdapter(ProtocolAdapter):
         for event in answer_events(run):
             yield event
         frames = agent.run_frames(
-            run_input.model_copy(update={"tools": tools}), stream=context.stream, resume=context.resume
+            run_input.model_copy(update={"tools": tools}),
+            stream=context.stream,
+            resume=context.resume,
+            warnings=context.warnings,
         )
         try:
             async for item in frames:

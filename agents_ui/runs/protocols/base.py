@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Container, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agents_ui.models import Run
@@ -60,6 +60,8 @@ class RunContext:
     resume: bool = False
     send_state: bool = True
     offer_a2ui: bool = False
+    # Receives what the protocol's consumer rules stripped or translated (AG-UI), for staff.
+    warnings: list[str] = field(default_factory=list)
 
 
 class ProtocolAdapter:

@@ -1,10 +1,12 @@
-"""Client for AG-UI 1.0 agents (docs/PROTOCOLS.md section 1): capability discovery and runs.
+"""Client for AG-UI agents (docs/PROTOCOLS.md section 1): capability discovery and runs.
 
-Every type is ``ag_ui.core``'s own; this module only moves bytes and validates them.
+Every type is ``ag_ui.core``'s own; this module only moves bytes and validates them. What a run's
+stream must be (AG-UI 1.1's consumer rules) is checked by :mod:`.rules` on every event.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Mapping
@@ -13,7 +15,6 @@ from typing import Any
 
 import httpx
 from ag_ui.core import (
-    PROTOCOL_VERSION,
     AgentCapabilities,
     Event,
     EventType,
@@ -44,6 +45,7 @@ from ..transport import (
     read_json,
     translate_transport_errors,
 )
+from .rules import CLIENT_PROTOCOL_VERSION, THINKING_TO_REASONING, StreamRules, era_input
 
 __all__ = [
     "EVENT_ADAPTER",
@@ -59,14 +61,6 @@ logger = logging.getLogger(__name__)
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
-# Pre-1.0 names still sent by older servers; the payloads are the same shape.
-THINKING_TO_REASONING = {
-    "THINKING_START": "REASONING_START",
-    "THINKING_END": "REASONING_END",
-    "THINKING_TEXT_MESSAGE_START": "REASONING_MESSAGE_START",
-    "THINKING_TEXT_MESSAGE_CONTENT": "REASONING_MESSAGE_CONTENT",
-    "THINKING_TEXT_MESSAGE_END": "REASONING_MESSAGE_END",
-}
 
 # One model class per type string: validating against the class chosen from "type" costs a
 # fraction of trying the discriminated union, and it is the same ag_ui.core class either way.
@@ -78,6 +72,12 @@ for _member in Event.__origin__.__args__:  # type: ignore[attr-defined]
 _VALIDATE_JSON = {name: cls.__pydantic_validator__.validate_json for name, cls in _EVENT_CLASSES.items()}
 
 _TERMINAL_TYPES = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
+# The events of most of a stream, whose every field is a string or an open object: when one
+# validates with nothing undescribed and no null, the rules' own parse is not needed.
+_HOT_TYPES = frozenset({"TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS", "REASONING_MESSAGE_CONTENT"})
+# After a run's terminal event, how long the stream may stay silent before the run is over: a
+# producer may start another run in the same stream, one that holds the connection open is done.
+AFTER_TERMINAL_WAIT = 1.0
 _TYPE_PREFIX = '{"type":"'
 # An event shorter than this cannot nest past MAX_JSON_DEPTH: most events skip the depth check.
 _DEPTH_CHECK_FROM = 2 * MAX_JSON_DEPTH
@@ -221,8 +221,11 @@ class AgUiAgent:
         max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
         event_idle_timeout: float | None = DEFAULT_EVENT_IDLE_TIMEOUT,
         run_time_limit: float | None = DEFAULT_RUN_TIME_LIMIT,
+        max_protocol_version: str | None = None,
     ) -> None:
         self.url = url
+        # The newest AG-UI version the agent reads (None: current), for the era shims of rules.py.
+        self.max_protocol_version = max_protocol_version
         self.discovery_url = discovery_url or f"{url.rstrip('/')}/capabilities"
         self._headers = dict(headers or {})
         self.timeout = make_timeout(timeout)
@@ -281,16 +284,21 @@ class AgUiAgent:
             return DiscoveryResult("invalid", url, raw=body, error=exc.message, error_code=exc.code)
         return DiscoveryResult("declared", url, declaration=capabilities, raw=body)
 
-    async def run(self, input: RunAgentInput, *, notes: list[str] | None = None) -> AsyncIterator[Event]:
-        """Start a run and yield its events as they arrive.
+    async def run(
+        self, input: RunAgentInput, *, notes: list[str] | None = None, warnings: list[str] | None = None
+    ) -> AsyncIterator[Event]:
+        """Start a run and yield its events as they arrive (AG-UI 1.1's consumer rules applied).
 
-        Ends after RUN_FINISHED or RUN_ERROR. Raises ProtocolError if the stream ends before either
-        (after yielding what did arrive), and the errors of the run's bounds (RunTooLargeError,
+        Ends when the stream does after a run's terminal event (RUN_FINISHED or RUN_ERROR; a stream
+        may carry several runs in sequence). Raises ProtocolError if it ends while a run is still
+        open (a truncated answer: after yielding what did arrive), :class:`~.rules.RuleViolation`
+        when the agent breaks a rule, and the errors of the run's bounds (RunTooLargeError,
         EventIdleTimeoutError, RunTimeLimitError). Closing the iterator early closes the connection.
         ``notes`` receives a sentence for a person when part of the stream was left out (a frame
-        that is not UTF-8): pass the transcript's ``errors`` to show it with the run.
+        that is not UTF-8): pass the transcript's ``errors`` to show it with the run. ``warnings``
+        receives what the rules stripped or translated (for staff).
         """
-        async with aclosing(self.run_frames(input, notes=notes)) as frames:
+        async with aclosing(self.run_frames(input, notes=notes, warnings=warnings)) as frames:
             async for event, _ in frames:
                 yield event
 
@@ -301,8 +309,10 @@ class AgUiAgent:
         notes: list[str] | None = None,
         stream: bool = True,
         resume: bool = False,
+        warnings: list[str] | None = None,
     ) -> AsyncIterator[tuple[Event, str]]:
-        """Like :meth:`run`, with each event's JSON text as the agent sent it (for an event log).
+        """Like :meth:`run`, with each event's JSON text (as the agent sent it, or as the rules
+        left it when they stripped or expanded something) for an event log.
 
         ``stream=False`` (the agent declares ``transport.streaming: false``): the answer is read as
         one complete response, SSE or a JSON list of events, before any event is handed on.
@@ -310,42 +320,63 @@ class AgUiAgent:
         with an SSE ``id:``, the run is asked again with ``Last-Event-ID`` and goes on from there,
         at most ``MAX_RESUMES`` times; an event whose id was already handed on is skipped.
         """
+        rules = StreamRules(peer_version=self.max_protocol_version, warnings=warnings)
         if input.protocol_version is None:
-            input = input.model_copy(update={"protocol_version": PROTOCOL_VERSION})
-        body = input.model_dump_json(by_alias=True)
+            input = input.model_copy(update={"protocol_version": CLIENT_PROTOCOL_VERSION})
+        request = era_input(
+            json.loads(input.model_dump_json(by_alias=True)), self.max_protocol_version, rules.warnings
+        )
+        body = json.dumps(request, ensure_ascii=False, separators=(",", ":"))
         clock = RunClock(self.event_idle_timeout, self.run_time_limit)
         last_id: str | None = None
         seen: set[str] = set()
         resumes = 0
         while True:
-            connection = self._connection(body, clock, notes, stream=stream, last_id=last_id)
+            connection = self._connection(body, clock, notes, rules, seen, stream=stream, last_id=last_id)
             try:
                 async with aclosing(connection) as frames:
                     async for event, data, event_id in frames:
                         if event_id is not None:
-                            if event_id in seen:
-                                continue  # the agent repeated what it sent before the cut
-                            seen.add(event_id)
                             last_id = event_id
                         yield event, data
-                        if event.type in _TERMINAL_TYPES:
-                            return
+                return
             except AgentError as exc:
                 if not (resume and last_id is not None and resumes < MAX_RESUMES and _cut(exc)):
+                    if rules.run_open and _cut(exc) and not isinstance(exc, _StreamEnded):
+                        # The connection broke inside the run: a truncated answer too.
+                        raise _StreamEnded(f"the agent's stream broke off {_TRUNCATED}") from exc
                     raise
                 logger.info("AG-UI run cut after event %s: resuming", last_id)
                 resumes += 1
+
+    def _admit(self, rules: StreamRules, data: str) -> list[tuple[Any, str]]:
+        """One payload through the rules (a well-formed hot event skips their parse)."""
+        check_event_depth(data)
+        if data.startswith(_TYPE_PREFIX):
+            end = data.find('"', 9)
+            type_name = data[9:end]
+            if type_name in _HOT_TYPES and "null" not in data:
+                try:
+                    event = _VALIDATE_JSON[type_name](data)
+                except ValidationError:
+                    pass  # the rules say what is wrong with it
+                else:
+                    if not event.__pydantic_extra__:
+                        return rules.admit(data, event)
+        return rules.admit(data)
 
     async def _connection(
         self,
         body: str,
         clock: RunClock,
         notes: list[str] | None,
+        rules: StreamRules,
+        seen: set[str],
         *,
         stream: bool,
         last_id: str | None,
     ) -> AsyncIterator[tuple[Event, str, str | None]]:
-        """One request of a run: its events with their SSE ids; raises when it ends before the run."""
+        """One request of a run: its events with their SSE ids; raises when it ends inside a run."""
         headers = {
             **self._headers,
             "Content-Type": "application/json",
@@ -364,29 +395,47 @@ class AgUiAgent:
                 ) as response:
                     await raise_for_status(response)
                     if not stream:
-                        async for found in self._complete_response(response, parser, clock):
+                        async for found in self._complete_response(response, parser, clock, rules):
                             yield found
-                        raise ProtocolError("the agent's answer ended before RUN_FINISHED or RUN_ERROR")
+                        if rules.run_open or not rules.seen_terminal:
+                            raise _StreamEnded(f"the agent's answer ended {_TRUNCATED}")
+                        return
                     check_content_type(response, "text/event-stream", "AG-UI run")
                     chunks = response.aiter_bytes()
-                    while (chunk := await clock.next_chunk(chunks)) is not None:
+                    while (chunk := await self._next_chunk(clock, chunks, rules)) is not None:
                         frames = parser.feed(chunk)
                         for frame in frames:
                             if not frame.data:
                                 continue
-                            event = parse_event(frame.data)
-                            if event is None:
-                                continue
-                            yield event, frame.data, frame.id
+                            if frame.id is not None:
+                                if frame.id in seen:
+                                    continue  # the agent repeated what it sent before the cut
+                                seen.add(frame.id)
+                            for event, data in self._admit(rules, frame.data):
+                                yield event, data, frame.id
                         if frames:
                             clock.event_seen()
                     cut = parser.has_partial_frame
                     parser.close()
+        if rules.seen_terminal and not rules.run_open and not cut:
+            return
         where = " in the middle of a frame" if cut else ""
-        raise _StreamEnded(f"the agent's stream ended{where} before RUN_FINISHED or RUN_ERROR")
+        raise _StreamEnded(f"the agent's stream ended{where} {_TRUNCATED}")
+
+    @staticmethod
+    async def _next_chunk(clock: RunClock, chunks: AsyncIterator[bytes], rules: StreamRules) -> bytes | None:
+        if rules.run_open or not rules.seen_terminal:
+            return await clock.next_chunk(chunks)
+        try:
+            async with asyncio.timeout(AFTER_TERMINAL_WAIT):
+                return await clock.next_chunk(chunks)
+        except (TimeoutError, httpx.TransportError, AgentError):
+            # The run is over: a producer holding the stream open, or a connection that then broke
+            # or timed out, has nothing more to add to it.
+            return None
 
     async def _complete_response(
-        self, response: httpx.Response, parser: SseParser, clock: RunClock
+        self, response: httpx.Response, parser: SseParser, clock: RunClock, rules: StreamRules
     ) -> AsyncIterator[tuple[Event, str, str | None]]:
         """A response read whole (within the run's byte and time bounds), then its events."""
         content_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
@@ -400,24 +449,28 @@ class AgUiAgent:
                 raise RunTooLargeError(f"the agent's answer is larger than {self.max_total_bytes} bytes")
         if content_type == "application/json":
             for data in _json_events(bytes(whole)):
-                event = parse_event(data)
-                if event is not None:
-                    yield event, data, None
+                for event, text in self._admit(rules, data):
+                    yield event, text, None
             return
         frames = parser.feed(bytes(whole))
         parser.close()
         for frame in frames:
-            event = parse_event(frame.data) if frame.data else None
-            if event is not None:
-                yield event, frame.data, frame.id
+            if frame.data:
+                for event, text in self._admit(rules, frame.data):
+                    yield event, text, frame.id
 
+
+# The stream ended while a run was open (docs/PROTOCOLS.md 1.7, truncation).
+_TRUNCATED = "without a terminal event (RUN_FINISHED or RUN_ERROR)"
 
 # How often one run is resumed after a cut connection before it fails.
 MAX_RESUMES = 3
 
 
 class _StreamEnded(ProtocolError):
-    """The connection ended, cleanly or not, before the run did."""
+    """The connection ended, cleanly or not, before the run did: a truncated answer, never success."""
+
+    code = "stream_truncated"
 
 
 def _cut(exc: AgentError) -> bool:

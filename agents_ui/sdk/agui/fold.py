@@ -21,6 +21,7 @@ from ..transcript import (
     ToolCallRecord,
     TranscriptMessage,
     content_text,
+    merge_metadata,
 )
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ class AgUiFold:
         self._open_text: str | None = None
         self._open_tool: str | None = None
         self._open_reasoning: str | None = None
+        self._spans: set[str] = set()
         # Open calls of earlier runs that this run announced again, by id.
         self._continued: dict[str, ToolCallRecord] = {}
 
@@ -146,6 +148,8 @@ class AgUiFold:
         message = self.builder.message(event.message_id, event.role or "assistant", event.subagent_run_id)
         if event.name:
             message.name = event.name
+        message.complete = False  # a closed message is closed, not sealed: it goes on
+        merge_metadata(message, event.metadata)
         self._open_text = event.message_id
 
     def text_content(self, event: ag.TextMessageContentEvent) -> None:
@@ -154,11 +158,13 @@ class AgUiFold:
             self.transcript.errors.append(f"text for message {event.message_id!r} arrived before its start")
             message = self.builder.message(event.message_id, "assistant", event.subagent_run_id)
         message.append_text(event.delta)
+        merge_metadata(message, event.metadata)
 
     def text_end(self, event: ag.TextMessageEndEvent) -> None:
         message = self.builder.messages.get(event.message_id)
         if message is not None:
             message.complete = True
+            merge_metadata(message, event.metadata)
         if self._open_text == event.message_id:
             self._open_text = None
 
@@ -187,6 +193,7 @@ class AgUiFold:
             subagent_run_id=event.subagent_run_id,
         )
         self._open_tool = record.id
+        merge_metadata(record, event.metadata)
         if event.parent_message_id:
             parent = self.builder.messages.get(event.parent_message_id)
             if parent is not None and record.id not in parent.tool_call_ids:
@@ -220,11 +227,13 @@ class AgUiFold:
             )
             record = self.builder.tool(event.tool_call_id)
         record.append_args(event.delta)
+        merge_metadata(record, event.metadata)
 
     def tool_end(self, event: ag.ToolCallEndEvent) -> None:
         record = self.transcript.tool_calls.get(event.tool_call_id) or self._continued.get(event.tool_call_id)
         if record is not None:
             record.finish()
+            merge_metadata(record, event.metadata)
         if self._open_tool == event.tool_call_id:
             self._open_tool = None
 
@@ -261,6 +270,7 @@ class AgUiFold:
         text, parts = content_text(event.content)
         message.set_text(text)
         message.parts = parts
+        message.content = event.content if isinstance(event.content, list) else None
         message.complete = True
         self.builder.see_media(parts, event.tool_call_id)
 
@@ -311,9 +321,12 @@ class AgUiFold:
                         None, wire.content, self.transcript.errors
                     )
             else:
-                text, parts = content_text(getattr(wire, "content", None))
+                content = getattr(wire, "content", None)
+                text, parts = content_text(content)
                 message.set_text(text)
                 message.parts = parts
+                message.content = content if isinstance(content, list) else None
+                message.metadata = getattr(wire, "metadata", None)
                 if role == "tool":
                     self.builder.see_media(parts, wire.tool_call_id)
             if role == "assistant" and wire.tool_calls:
@@ -385,6 +398,13 @@ class AgUiFold:
         )
 
     def activity_delta(self, event: ag.ActivityDeltaEvent) -> None:
+        if event.message_id not in self.transcript.activities:
+            # Nothing to patch: skipped, and no activity is made of a delta (spec events/activity).
+            self.transcript.errors.append(
+                f"An activity update for {event.message_id[:80]!r}, which the agent never started, "
+                "was skipped."
+            )
+            return
         record = self.builder.activity(event.message_id, event.activity_type)
         record.content, _ = self._apply_patch(record.content, event.patch, "ACTIVITY_DELTA")
 
@@ -398,6 +418,7 @@ class AgUiFold:
 
     def reasoning_start(self, event: ag.ReasoningStartEvent) -> None:
         self.transcript.observed.reasoning = True
+        self._spans.add(event.message_id)
 
     def reasoning_message_start(self, event: ag.ReasoningMessageStartEvent) -> None:
         self.transcript.observed.reasoning = True
@@ -427,6 +448,7 @@ class AgUiFold:
 
     def reasoning_end(self, event: ag.ReasoningEndEvent) -> None:
         self._open_reasoning = None
+        self._spans.discard(event.message_id)
 
     def reasoning_encrypted(self, event: ag.ReasoningEncryptedValueEvent) -> None:
         """An opaque value for its entity: a reasoning message, another message, or a tool call.
@@ -448,8 +470,14 @@ class AgUiFold:
             if message is not None and message.role != "activity":
                 message.encrypted_value = value
                 return
-            # Nothing of that id yet: reasoning that exists only sealed (REASONING_START, the value,
-            # REASONING_END), or a value the agent sends before the answer it belongs to.
+            if not self._spans and not self.transcript.observed.reasoning:
+                # No reasoning in sight: a value before the message it belongs to (given to it when
+                # it begins), or for an entity this run never names, which the spec lets a consumer
+                # drop: nothing is made of it.
+                self.builder.waiting_values[entity] = value
+                return
+            # Inside a reasoning span, nothing of that id yet: reasoning that exists only sealed
+            # (REASONING_START, the value, REASONING_END).
             entry = self.builder.reasoning_entry(entity, event.subagent_run_id)
             entry.complete = True
         entry.encrypted_value = value
