@@ -39,10 +39,33 @@ async def demo(live_url):
     return live_url
 
 
+PEOPLE: list[HtmxClient] = []
+
+
+@pytest.fixture(autouse=True)
+async def trips_end():
+    """The Trip Planner's tasks a test leaves waiting (a question, an authorization) are answered
+    at its end, so that no A2A task of the demo server is left pending when the server stops."""
+    yield
+    for client in PEOPLE:
+        waiting = Run.objects.filter(
+            conversation__user=client.user,
+            conversation__endpoint__slug="trip-planner",
+            status__in=[Run.Status.INTERRUPTED, Run.Status.AUTH_REQUIRED],
+            superseded_at__isnull=True,
+        ).values_list("conversation_id", flat=True)
+        for conversation in {c async for c in waiting}:
+            form = {"content": "Lisbon for 3 days", "conversation": str(conversation)}
+            await client.post("/agents/trip-planner/send/", form)
+    await settle()
+    PEOPLE.clear()
+
+
 async def person(perms=PERMS) -> HtmxClient:
     client = HtmxClient()
     client.user = await sync_to_async(make_user)(perms=perms)
     await client.aforce_login(client.user)
+    PEOPLE.append(client)
     return client
 
 
