@@ -1,7 +1,9 @@
 """How many messages a person may still send an agent that declares a rate (`custom.rateLimit`).
 
-The count is of this person's messages to this agent in the last window, read from what is stored,
-so it holds across tabs, reloads and server processes. A send is checked and recorded in one
+The count is of this person's turns with this agent in the last window (the runs a message, an
+edit, a new answer or a press on a generated interface started; a decision or a tool's answer
+resumes a turn and is never refused), read from what is stored, so it holds across tabs, reloads
+and server processes, and every route that starts a turn is held to it. A send is checked and recorded in one
 transaction (`claim`, inside the one that saves the message), so sends at the same instant are
 counted one after another and only the allowed number pass.
 """
@@ -17,7 +19,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents_ui.decisions import Plan
-from agents_ui.models import AgentEndpoint, Message
+from agents_ui.models import AgentEndpoint, Run
+
+# The kinds of run that are a person's turn, counted against the agent's rate.
+TURNS = ("message", "a2ui-action")
+
+
+class Throttled(Exception):
+    """The person reached the agent's rate: the exception's text says when they may go on."""
 
 
 @dataclass(frozen=True)
@@ -61,10 +70,10 @@ def _limits(plan: Plan) -> tuple[int, int] | None:
 
 def _sent(endpoint: AgentEndpoint | int, user: Any, window: int) -> Any:
     since = timezone.now() - timedelta(seconds=window)
-    return Message.objects.filter(
+    return Run.objects.filter(
         conversation__user=user,
         conversation__endpoint=endpoint,
-        role=Message.Role.USER,
+        request__kind__in=TURNS,
         created_at__gt=since,
     ).order_by("-created_at")
 
@@ -107,3 +116,14 @@ def claim(plan: Plan, endpoint: AgentEndpoint | int, user: Any) -> Allowance | N
     times = list(sent.values_list("created_at", flat=True)[:limit])
     used = sent.count() if len(times) >= limit else len(times)
     return _allowance(limit, window, times, used)
+
+
+def hold(plan: Plan, endpoint: AgentEndpoint | int, user: Any) -> None:
+    """Raise Throttled when one more turn would pass the agent's rate; inside the transaction that
+    saves the turn's run (see `claim`)."""
+    if (left := claim(plan, endpoint, user)) is not None and left.exhausted:
+        wait = left.wait_seconds()
+        raise Throttled(
+            f"This agent takes at most {left.limit} messages a minute, and you have sent {left.used}. "
+            f"Try again in {wait} second{'s' if wait != 1 else ''}."
+        )

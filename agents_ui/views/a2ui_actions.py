@@ -9,17 +9,19 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from agents_ui.decisions import Plan
 from agents_ui.display.activities import dom_of, prior_surfaces, refused_by_plan, surfaces_before
 from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import Run
-from agents_ui.runs import turns
+from agents_ui.runs import throttle, turns
 from agents_ui.runs.history import thread_runs, transcript_of
 from agents_ui.runs.live import start_run
 from agents_ui.runs.protocols import NotFound, adapter_for
@@ -76,9 +78,13 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
         "label": label,
     }
     try:
-        new_run = await sync_to_async(_action_run, thread_sensitive=True)(run, action)
+        new_run = await sync_to_async(_action_run, thread_sensitive=True)(
+            run, action, plan, await request.auser()
+        )
     except NotFound as missing:
         raise Http404(str(missing)) from None
+    except throttle.Throttled as refused:
+        return _note(request, run, errors_id, [str(refused)])
     if new_run is None:
         return _note(request, run, errors_id, ["The agent is still answering: press again once it is done."])
     start_run(new_run, plan)
@@ -91,10 +97,13 @@ async def act(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
     return TemplateResponse(request, "agents_ui/a2ui/sent.html", context)
 
 
-def _action_run(run: Run, action: dict[str, Any]) -> Run | None:
-    """The run that takes the action to the agent; None while another run of the thread is going."""
+def _action_run(run: Run, action: dict[str, Any], plan: Plan, user: Any) -> Run | None:
+    """The run that takes the action to the agent; None while another run of the thread is going.
+    A press is a turn: the agent's rate holds (Throttled past it)."""
     try:
-        return adapter_for(run.conversation.endpoint).act(run, action)
+        with transaction.atomic():
+            throttle.hold(plan, run.conversation.endpoint_id, user)
+            return adapter_for(run.conversation.endpoint).act(run, action)
     except turns.Busy:
         return None
 

@@ -24,9 +24,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from agents_ui.decisions import Plan
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
 from agents_ui.models import Attachment, Conversation, Message, Run
-from agents_ui.runs import turns
+from agents_ui.runs import throttle, turns
 from agents_ui.runs.live import start_run
 from agents_ui.views.access import users_run
 from agents_ui.views.htmx import HtmxHttpRequest
@@ -55,20 +56,23 @@ async def edit(request: HtmxHttpRequest, run_id: Any) -> HttpResponse:
 
 async def _continue(request: HtmxHttpRequest, run: Run, content: str | None) -> HttpResponse:
     page = run.conversation.get_absolute_url()
+    user = await request.auser()
+    endpoint = run.conversation.endpoint
+    plan = (await plan_inputs(endpoint, await user_abilities(user), negotiate=False)).plan()
     try:
         if content is not None and not content:
             raise CannotContinue("Write a message first.")
         if content is not None and len(content) > settings.AGENTS_UI_MAX_MESSAGE_CHARS:
             limit = settings.AGENTS_UI_MAX_MESSAGE_CHARS
             raise CannotContinue(f"The message is too long: the limit is {limit:,} characters.")
-        new_run = await sync_to_async(continue_from, thread_sensitive=True)(run, content)
-    except CannotContinue as problem:
+        new_run = await sync_to_async(continue_from, thread_sensitive=True)(
+            run, content, plan=plan, user=user
+        )
+    except (CannotContinue, throttle.Throttled) as problem:
         messages.error(request, str(problem))
         return _to(request, page)
     new_run.conversation = run.conversation
     start_run(new_run)
-    endpoint = run.conversation.endpoint
-    plan = (await plan_inputs(endpoint, await user_abilities(await request.auser()), negotiate=False)).plan()
     if plan.agent_keeps_thread:
         name = run.conversation.endpoint.name
         if new_run.conversation.remote_id:
@@ -108,9 +112,10 @@ def turn_start(run: Run) -> Run:
     raise CannotContinue("This answer does not belong to a message of yours.")
 
 
-def continue_from(run: Run, content: str | None) -> Run:
+def continue_from(run: Run, content: str | None, *, plan: Plan | None = None, user: Any = None) -> Run:
     """Supersede the turn of `run` and every later one, then save the run that answers again
-    (with the edited message when `content` is given). Returns the new, pending run."""
+    (with the edited message when `content` is given). Returns the new, pending run. With `plan`,
+    the agent's rate holds (`runs.throttle`): raises Throttled past it, changing nothing."""
     conversation = run.conversation
     if run.superseded_at is not None:
         raise CannotContinue("This answer was already replaced.")
@@ -123,6 +128,8 @@ def continue_from(run: Run, content: str | None) -> Run:
         raise CannotContinue("The message this answers is no longer there.")
     now = timezone.now()
     with transaction.atomic():
+        if plan is not None:
+            throttle.hold(plan, conversation.endpoint_id, user)
         later_ids = list(later.values_list("pk", flat=True))
         after = Q(created_at__gt=asked.created_at) | Q(run__in=later_ids)
         if content is not None:
