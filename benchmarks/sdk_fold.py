@@ -3,7 +3,8 @@
 Feeds 100,000 AG-UI events (a realistic mix: streamed text, streamed tool arguments, tool results,
 state snapshots and JSON Patch deltas, steps, reasoning) as SSE bytes in 64 KiB chunks, through:
 
-- sdk:  SseParser.feed -> parse_event (typed ag_ui.core events) -> TranscriptBuilder.apply
+- sdk:  SseParser.feed -> the AG-UI 1.1 consumer rules (AgUiAgent's admission: typed ag_ui.core
+        events, unknown fields stripped, the lifecycle verified) -> TranscriptBuilder.apply
 - bare: split on blank lines, strip "data: ", json.loads
 
 Usage: python benchmarks/sdk_fold.py [--json] [--events N] [--repeat N]
@@ -20,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents_ui.sdk.agui.client import parse_event
+from agents_ui.sdk.agui.client import AgUiAgent
+from agents_ui.sdk.agui.rules import StreamRules
 from agents_ui.sdk.folding import TranscriptBuilder
 from agents_ui.sdk.sse import SseParser
 
@@ -64,8 +66,36 @@ def make_events(count: int) -> list[dict]:
         body.append({"type": "STEP_FINISHED", "stepName": f"step{turn}"})
         events += body
     del events[count - 1 :]
+    closing = _closing(events)
+    del events[count - 1 - len(closing) :]
+    events += _closing(events)
     events.append({"type": "RUN_FINISHED", "threadId": "bench", "runId": "run-1"})
     return events
+
+
+_PAIRS = {
+    "TEXT_MESSAGE_START": ("TEXT_MESSAGE_END", "messageId"),
+    "TOOL_CALL_START": ("TOOL_CALL_END", "toolCallId"),
+    "STEP_STARTED": ("STEP_FINISHED", "stepName"),
+    "REASONING_START": ("REASONING_END", "messageId"),
+    "REASONING_MESSAGE_START": ("REASONING_MESSAGE_END", "messageId"),
+}
+_ENDS = {end: key for end, key in _PAIRS.values()}
+
+
+def _closing(events: list[dict]) -> list[dict]:
+    """The end events of whatever the cut left open, innermost first: AG-UI 1.1 refuses a run that
+    finishes with a message, a call or a step still open."""
+    open_: list[tuple[str, str, str]] = []
+    for event in events:
+        kind = event["type"]
+        if kind in _PAIRS:
+            end, key = _PAIRS[kind]
+            open_.append((end, key, event[key]))
+        elif kind in _ENDS:
+            key = _ENDS[kind]
+            open_ = [o for o in open_ if not (o[0] == kind and o[2] == event[key])]
+    return [{"type": end, key: value} for end, key, value in reversed(open_)]
 
 
 def encode(events: list[dict]) -> list[bytes]:
@@ -78,13 +108,16 @@ def run_sdk(chunks: list[bytes]) -> int:
     parser = SseParser()
     builder = TranscriptBuilder()
     apply = builder.apply
+    rules = StreamRules()
+    admit = AgUiAgent("http://bench.invalid/agent")._admit
     count = 0
     for chunk in chunks:
         for frame in parser.feed(chunk):
-            event = parse_event(frame.data)
-            apply(event)
+            for event, _ in admit(rules, frame.data):
+                apply(event)
             count += 1
     assert builder.transcript.outcome is not None and builder.transcript.errors == []
+    assert rules.warnings == [], rules.warnings[:3]
     return count
 
 

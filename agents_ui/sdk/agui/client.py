@@ -19,6 +19,8 @@ from ag_ui.core import (
     Event,
     EventType,
     RunAgentInput,
+    StateDeltaEvent,
+    ToolCallResultEvent,
 )
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -74,7 +76,28 @@ _VALIDATE_JSON = {name: cls.__pydantic_validator__.validate_json for name, cls i
 _TERMINAL_TYPES = frozenset({EventType.RUN_FINISHED, EventType.RUN_ERROR})
 # The events of most of a stream, whose every field is a string or an open object: when one
 # validates with nothing undescribed and no null, the rules' own parse is not needed.
-_HOT_TYPES = frozenset({"TEXT_MESSAGE_CONTENT", "TOOL_CALL_ARGS", "REASONING_MESSAGE_CONTENT"})
+# (An undescribed enum member fails this validation and goes through the rules, which strip it.)
+_HOT_TYPES = frozenset(
+    {
+        "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",
+        "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT",
+        "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT",
+        "REASONING_MESSAGE_END", "REASONING_END",
+        "STEP_STARTED", "STEP_FINISHED", "STATE_SNAPSHOT", "STATE_DELTA",
+    }
+)  # fmt: skip
+
+
+def _described(event: Any) -> bool:
+    """Nothing in the validated event that AG-UI does not describe: no extra field on it, nor on a
+    delta's operations; a result with content parts (models within models) goes through the rules."""
+    if event.__pydantic_extra__:
+        return False
+    if isinstance(event, StateDeltaEvent):
+        return not any(operation.__pydantic_extra__ for operation in event.delta)
+    return not isinstance(event, ToolCallResultEvent) or isinstance(event.content, str)
+
+
 # After a run's terminal event, how long the stream may stay silent before the run is over: a
 # producer may start another run in the same stream, one that holds the connection open is done.
 AFTER_TERMINAL_WAIT = 1.0
@@ -361,7 +384,7 @@ class AgUiAgent:
                 except ValidationError:
                     pass  # the rules say what is wrong with it
                 else:
-                    if not event.__pydantic_extra__:
+                    if _described(event):
                         return rules.admit(data, event)
         return rules.admit(data)
 

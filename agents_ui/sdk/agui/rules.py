@@ -258,6 +258,11 @@ class StreamRules:
             )
 
 
+# An event type -> the name of its check's method (built as types are first seen).
+_HANDLERS: dict[str, str] = {}
+_CHUNKS = (ag.TextMessageChunkEvent, ag.ToolCallChunkEvent, ag.ReasoningMessageChunkEvent)
+
+
 class _Chunks:
     """Chunk expansion (spec ``basic/patterns/streaming``): one open lane each for text, tool calls
     and reasoning. RAW stands aside; any other event closes the open lanes first."""
@@ -268,6 +273,8 @@ class _Chunks:
         self.reasoning: dict[str, Any] | None = None
 
     def expand(self, event: Any, data: str) -> list[tuple[Any, str]]:
+        if self.text is None and self.tool is None and self.reasoning is None and type(event) not in _CHUNKS:
+            return [(event, data)]  # most of a stream: nothing to expand, no lane to close
         if isinstance(event, ag.TextMessageChunkEvent):
             return self._close("tool", "reasoning") + self._text_chunk(event)
         if isinstance(event, ag.ToolCallChunkEvent):
@@ -439,7 +446,10 @@ class _Verifier:
                     f"not {kind!r}",
                     spec=lifecycle,
                 )
-        handler = getattr(self, f"_{kind.lower()}", None)
+        name = _HANDLERS.get(kind)
+        if name is None:
+            name = _HANDLERS[kind] = f"_{kind.lower()}"
+        handler = getattr(self, name, None)
         if handler is not None:
             handler(event)
 
