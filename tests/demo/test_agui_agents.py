@@ -584,11 +584,12 @@ async def test_cipher_reasons_only_in_encrypted_form(live_url):
     events = await run(live_url, "cipher", run_input("Should we sign?"))
 
     kinds = types(events)
-    assert "REASONING_ENCRYPTED_VALUE" in kinds
-    assert not [k for k in kinds if k.startswith("REASONING_") and k != "REASONING_ENCRYPTED_VALUE"]
+    # A reasoning span holding only the sealed value: no reasoning text ever travels.
+    reasoning = [k for k in kinds if k.startswith("REASONING_")]
+    assert reasoning == ["REASONING_START", "REASONING_ENCRYPTED_VALUE", "REASONING_END"]
     blob = next(e for e in events if e.type == EventType.REASONING_ENCRYPTED_VALUE)
-    message = next(e for e in events if e.type == EventType.TEXT_MESSAGE_START)
-    assert blob.subtype == "message" and blob.entity_id == message.message_id
+    start = next(e for e in events if e.type == EventType.REASONING_START)
+    assert blob.subtype == "message" and blob.entity_id == start.message_id
     assert "Should we sign" not in blob.encrypted_value
 
     returned = run_input("And now?")

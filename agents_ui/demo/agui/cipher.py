@@ -12,7 +12,9 @@ from ag_ui.core import (
     BaseEvent,
     ReasoningCapabilities,
     ReasoningEncryptedValueEvent,
+    ReasoningEndEvent,
     ReasoningMessage,
+    ReasoningStartEvent,
     StateCapabilities,
     TransportCapabilities,
 )
@@ -44,11 +46,14 @@ class Cipher(AgUiDemoAgent):
             for message in ctx.input.messages
             if isinstance(message, ReasoningMessage | AssistantMessage) and message.encrypted_value
         )
-        message_id = new_id("msg")
+        message_id, reasoning_id = new_id("msg"), new_id("reasoning")
         # Opaque to everyone but this agent: a digest of the thread, standing in for a provider's blob.
         digest = hashlib.sha256(f"{ctx.input.thread_id}:{ctx.user_text}".encode()).digest()
         blob = base64.b64encode(b"agents-ui-demo:v1:" + digest).decode()
-        yield ReasoningEncryptedValueEvent(subtype="message", entity_id=message_id, encrypted_value=blob)
+        # Reasoning that exists only sealed: a span holding nothing but the encrypted value.
+        yield ReasoningStartEvent(message_id=reasoning_id)
+        yield ReasoningEncryptedValueEvent(subtype="message", entity_id=reasoning_id, encrypted_value=blob)
+        yield ReasoningEndEvent(message_id=reasoning_id)
         answer = f"I thought about “{topic_of(ctx.user_text)}” privately; my reasoning stays encrypted."
         if returned:
             answer += f" You sent back {returned} encrypted reasoning block(s) from earlier turns: thank you."
