@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.support.a2ui_agent import _read
 from tests.support.a2ui_v1 import BASIC, booking_surface
 from tests.support.live_server import ThreadedUvicorn
 
@@ -74,15 +75,6 @@ def events(run_input: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 RECEIVED: list[dict[str, Any]] = []
-
-
-async def _read(receive: Any) -> bytes:
-    body = b""
-    while True:
-        message = await receive()
-        body += message.get("body", b"")
-        if not message.get("more_body"):
-            return body
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
