@@ -8,7 +8,7 @@ class AgentsUiConfig(AppConfig):
     verbose_name = "Agents UI"
 
     def ready(self) -> None:
-        from agents_ui import checks, people  # noqa: F401 (checks: registered on import)
+        from agents_ui import checks, comparisons, people  # noqa: F401 (checks, comparisons: registered on import)
         from agents_ui.runs import tracing
 
         tracing.configure()  # only where OTEL_* variables name an exporter

@@ -6,6 +6,7 @@ from agents_ui.views import (
     artifacts,
     catalogue,
     client_tools,
+    compare,
     composer,
     conversations,
     export,
@@ -29,6 +30,14 @@ urlpatterns = [
         r"^conversations/(?P<conversation_id>[0-9a-f-]{36})/export\.(?P<extension>md|json)$",
         export.export,
         name="conversation-export",
+    ),
+    path("compare/", compare.compare, name="compare"),
+    path("compare/start/", compare.start, name="compare-start"),
+    path("compare/<uuid:compare_id>/", compare.session, name="compare-session"),
+    path("compare/<uuid:compare_id>/rate/", compare.rate, name="compare-rate"),
+    path("compare/<uuid:compare_id>/<int:position>/figures/", compare.figures, name="compare-figures"),
+    path(
+        "compare/<uuid:compare_id>/<int:position>/continue/", compare.continue_with, name="compare-continue"
     ),
     path("inbox/", inbox.inbox, name="inbox"),
     path("inbox/count/", inbox.count, name="inbox-count"),

@@ -13,15 +13,16 @@ One module per concern:
 - `history`: the history of declarations and the diff between two of them;
 - `health`: how each agent is doing, from its stored runs (the list's column, the endpoint's page);
 - `endpoints`, `snapshots`, `runs`: the ModelAdmins, which put those together (runs: read-only);
-- `shares`: people's shared links, read-only, revoked in bulk when needed.
+- `shares`: people's shared links, read-only, revoked in bulk when needed;
+- `compare`: people's ratings from Compare, and how often each agent of a pair was preferred.
 """
 
 from django.contrib import admin
 
-from agents_ui.admin import endpoints, runs, shares, snapshots
+from agents_ui.admin import compare, endpoints, runs, shares, snapshots
 from agents_ui.sign_in import AdminSignInForm
 
 # The admin's sign-in is throttled as the product's is.
 admin.site.login_form = AdminSignInForm
 
-__all__ = ["endpoints", "runs", "shares", "snapshots"]
+__all__ = ["compare", "endpoints", "runs", "shares", "snapshots"]

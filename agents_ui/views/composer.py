@@ -53,13 +53,7 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if token and (earlier := await sync_to_async(_sent_before)(user, token)):
         return await _sent(request, *earlier, plan)  # the same message submitted again: its first run
     try:
-        if discovery.refused:
-            raise ComposerError(f"This agent cannot be used. {discovery.in_words} Your message was not sent.")
-        if discovery.needs_newer_client:
-            raise ComposerError(
-                f"This agent needs a newer client (SDK {discovery.min_version} or later) and refuses "
-                "messages from this one."
-            )
+        check_discovery(discovery)
         content, files, request_fields = _read_composer(request, plan)
         if queue.separate() and await sync_to_async(queue.full)():
             return await _overloaded(request, endpoint)
@@ -67,7 +61,7 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
             conversation = await _conversation_for(request, endpoint)
             if request_fields["intervention"] and conversation is not None:
                 await _change_course(conversation)
-            run, message, first = await sync_to_async(_save_turn, thread_sensitive=True)(
+            run, message, first = await sync_to_async(save_turn, thread_sensitive=True)(
                 conversation, user, content, files, request_fields, endpoint, plan, request, token
             )
         except OperationalError as exc:  # e.g. SQLite still locked after its busy timeout
@@ -81,6 +75,17 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     if from_inbox(request):  # a task's question answered in the inbox: its item is redrawn there
         return await answered_in_inbox(request)
     return await _sent(request, run, message, plan)
+
+
+def check_discovery(discovery: Any) -> None:
+    """Refuse a message to an agent whose discovery says it cannot take one."""
+    if discovery.refused:
+        raise ComposerError(f"This agent cannot be used. {discovery.in_words} Your message was not sent.")
+    if discovery.needs_newer_client:
+        raise ComposerError(
+            f"This agent needs a newer client (SDK {discovery.min_version} or later) and refuses "
+            "messages from this one."
+        )
 
 
 async def _sent(request: HtmxHttpRequest, run: Run, message: Message | None, plan: Plan) -> HttpResponse:
@@ -169,7 +174,7 @@ def _read_composer(
         chosen = {s.id: s for s in plan["skills"].details.get("skills") or ()}.get(skill)
         if not plan["skills"].visible or chosen is None:
             raise ComposerError("Choose one of the skills this agent names.")
-    files = [_checked_upload(upload, plan, chosen) for upload in uploads]
+    files = [checked_upload(upload, plan, chosen) for upload in uploads]
     subagent = request.POST.get("subagent") or ""
     if subagent:
         names = {s["name"] for s in plan["subagents"].details.get("subagents") or []}
@@ -189,7 +194,7 @@ def _read_composer(
     )
 
 
-def _checked_upload(upload: Any, plan: Plan, skill: SkillInfo | None = None) -> tuple[str, str, bytes]:
+def checked_upload(upload: Any, plan: Plan, skill: SkillInfo | None = None) -> tuple[str, str, bytes]:
     """The server's own check of a file: the browser's check may be missing or bypassed. A chosen
     skill that names its input modes replaces the agent's default ones, as the file picker does."""
     control = plan["upload"]
@@ -254,7 +259,7 @@ async def _conversation_for(request: HttpRequest, endpoint: AgentEndpoint) -> Co
     return None
 
 
-def _save_turn(
+def save_turn(
     conversation: Conversation | None,
     user: Any,
     content: str,

@@ -29,7 +29,7 @@ async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
     user = await request.auser()
     usable = AgentEndpoint.objects.usable_by(user)
     query = " ".join((request.GET.get("q") or "").split())[:SEARCH_LIMIT]
-    found = Conversation.objects.filter(user=user, endpoint__in=usable)
+    found = listed(Conversation.objects.filter(user=user, endpoint__in=usable))
     if query:
         said = Message.objects.filter(
             content__icontains=query, superseded_at__isnull=True, role__in=("user", "assistant")
@@ -52,9 +52,14 @@ async def conversations(request: HtmxHttpRequest) -> TemplateResponse:
     return TemplateResponse(request, "agents_ui/conversations.html", {"groups": groups, "query": query})
 
 
+def listed(conversations: Any) -> Any:
+    """Leave out an agent's side of a comparison until the person continues with it."""
+    return conversations.exclude(compare_pane__isnull=False, compare_pane__continued_at__isnull=True)
+
+
 async def recent_conversations(user: Any, endpoint: AgentEndpoint) -> list[Conversation]:
     """The person's latest conversations with this agent, for the workspace's side column."""
-    found = Conversation.objects.filter(user=user, endpoint=endpoint).select_related("endpoint")
+    found = listed(Conversation.objects.filter(user=user, endpoint=endpoint)).select_related("endpoint")
     found = found.order_by("-updated_at")
     return [c async for c in found[:RECENT_LIMIT]]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from agents_ui.comparisons import ComparePane, CompareSession
 from agents_ui.models import Conversation, Message, Run, SharedLink, WaitingItem
 from tests.factories import make_endpoint, make_user
 
@@ -41,8 +42,13 @@ def owners_things():
         run=run, user=owner, endpoint=endpoint, kind=WaitingItem.Kind.APPROVAL, request_id="ask-1",
         title="transfer_funds", asked_at=run.created_at,
     )  # fmt: skip
+    # A comparison of theirs, whose first pane is that conversation.
+    comparison = CompareSession.objects.create(user=owner, content="my secret plan")
+    ComparePane.objects.create(session=comparison, position=0, conversation=conversation)
     return {
         "slug": endpoint.slug,
+        "compare_id": comparison.pk,
+        "position": 0,
         "item_id": item.pk,
         "conversation_id": conversation.pk,
         "run_id": run.pk,

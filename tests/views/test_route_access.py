@@ -34,6 +34,8 @@ PERSONS_OWN = {
     "inbox-count",
     "inbox-changes",
     "inbox-decide",
+    "compare",
+    "compare-start",
 }
 NO_OBJECT_ID = PERSONS_OWN | {
     "catalogue-card",
