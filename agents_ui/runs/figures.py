@@ -28,6 +28,8 @@ class TurnFigures:
     tool_calls: int
     usage: list[UsageLine]
     finished: bool
+    # The turn's last run waits on its person (a decision, an answer): the turn may go on.
+    waiting: bool = False
 
     @property
     def first_word(self) -> str:
@@ -89,4 +91,5 @@ def turn_figures(runs: Sequence[Run], transcripts: Sequence[Transcript], protoco
         tool_calls=sum(len(t.tool_calls) for t in transcripts),
         usage=summed_lines(run.usage for run in runs if run.usage),
         finished=finished,
+        waiting=last.status in (Run.Status.INTERRUPTED, Run.Status.AUTH_REQUIRED),
     )

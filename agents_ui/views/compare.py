@@ -122,7 +122,7 @@ def _chosen(usable: list[AgentEndpoint], slugs: list[str]) -> tuple[list[AgentEn
 async def compare(request: HtmxHttpRequest) -> TemplateResponse:
     """The picker: the agents this person may use, the message, files where every chosen one takes
     them. `?agents=` preselects (the catalogue's "Compare" links); htmx redraws the files' row."""
-    return await _render_picker(request, request.GET.getlist("agents"))
+    return await _render_picker(request, request.GET.getlist("agents"), typed=request.GET.get("content", ""))
 
 
 async def _render_picker(
@@ -279,11 +279,11 @@ class DiffRow:
 
     name: str
     label: str
-    cells: list[ControlDecision]
+    cells: list[tuple[AgentEndpoint, ControlDecision]]
 
     @property
     def differs(self) -> bool:
-        return len({cell.decision for cell in self.cells}) > 1
+        return len({decision.decision for _, decision in self.cells}) > 1
 
 
 async def _session(request: HttpRequest, compare_id: Any) -> CompareSession:
@@ -294,7 +294,11 @@ async def _session(request: HttpRequest, compare_id: Any) -> CompareSession:
         raise Http404("No such comparison.") from None
 
 
-async def _panes(request: HttpRequest, session: CompareSession) -> list[Pane]:
+async def _panes(
+    request: HttpRequest, session: CompareSession, *, only: int | None = None, fold: bool = True
+) -> list[Pane]:
+    """The comparison's panes, each with its thread folded and its figures (`only`: that one's;
+    not `fold`: the panes and their agents only)."""
     user = await request.auser()
     abilities = await user_abilities(user)
     usable = {pk async for pk in AgentEndpoint.objects.usable_by(user).values_list("pk", flat=True)}
@@ -302,7 +306,9 @@ async def _panes(request: HttpRequest, session: CompareSession) -> list[Pane]:
         Pane(pane, pane.conversation.endpoint, pane.conversation.endpoint_id in usable)
         async for pane in session.panes.select_related("conversation__endpoint")
     ]
-    shown = [p for p in panes if p.usable]
+    if not fold:
+        return panes
+    shown = [p for p in panes if p.usable and only in (None, p.position)]
     inputs = await asyncio.gather(*(plan_inputs(p.endpoint, abilities) for p in shown))
     for pane, found in zip(shown, inputs, strict=True):
         pane.plan = found.plan()
@@ -320,14 +326,13 @@ def _figures(pane: Pane) -> TurnFigures:
 
 
 def _diff(panes: list[Pane]) -> list[DiffRow]:
-    planned = [p.plan for p in panes if p.plan is not None]
+    planned = [(p.endpoint, p.plan) for p in panes if p.plan is not None]
     if len(planned) < FEWEST:
         return []
-    rows = []
-    for name in CONTROL_NAMES:
-        cells = [plan[name] for plan in planned]
-        rows.append(DiffRow(name, cells[0].label, cells))
-    return rows
+    return [
+        DiffRow(name, planned[0][1][name].label, [(endpoint, plan[name]) for endpoint, plan in planned])
+        for name in CONTROL_NAMES
+    ]
 
 
 @login_required
@@ -350,7 +355,7 @@ async def session(request: HtmxHttpRequest, compare_id: Any) -> TemplateResponse
 
 
 async def _pane(request: HttpRequest, found: CompareSession, position: int) -> Pane:
-    for pane in await _panes(request, found):
+    for pane in await _panes(request, found, only=position):
         if pane.position == position and pane.usable:
             return pane
     raise Http404("No such pane.")
@@ -372,7 +377,7 @@ async def rate(request: HtmxHttpRequest, compare_id: Any) -> HttpResponse:
     """ "This one is better": the pane's agent over the others, one rating per comparison (a new
     choice replaces the last)."""
     found = await _session(request, compare_id)
-    panes = await _panes(request, found)
+    panes = await _panes(request, found, fold=False)
     try:
         position = int(request.POST.get("winner", ""))
     except ValueError:
