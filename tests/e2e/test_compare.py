@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from agents_ui.comparisons import ComparePane, CompareRating, CompareSession
 from agents_ui.models import Run
+from tests.e2e.conftest import SCREENSHOTS
 from tests.e2e.test_runs import TIMEOUT, demo
 from tests.factories import PASSWORD, make_endpoint, make_user
 from tests.interop.fixtures import peer_server
@@ -84,9 +85,12 @@ def test_three_protocols_side_by_side_through_a_reload_then_continue_and_rate(
     expect(research.locator("[data-figure=tokens]")).to_be_visible()
     both_widths(page, screenshot, "compare")
     # On a phone the panes are swiped through inside the page: the page itself never scrolls sideways.
-    page.set_viewport_size({"width": 390, "height": 900})
+    page.set_viewport_size({"width": 390, "height": 844})
     expect(page.locator("[data-swipe-hint]")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.locator("[data-swipe-hint]").scroll_into_view_if_needed()
+    if SCREENSHOTS:  # what a phone shows of the answers, as the README's phone screenshots are taken
+        page.screenshot(path=os.path.join(SCREENSHOTS, "compare-phone-panes.png"))
     page.set_viewport_size({"width": 1280, "height": 900})
     expect(page.locator("[data-swipe-hint]")).to_be_hidden()
 
