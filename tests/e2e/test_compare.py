@@ -211,3 +211,30 @@ def test_two_real_framework_agents_beside_an_a2a_agent(
         expect(pane(page, slug).locator("[data-figure=first-word]")).not_to_have_text("no words")
     expect(page.locator("[data-compare-diff] tr[data-differs]").first).to_be_visible()
     both_widths(page, screenshot, "compare-interop")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_compare_pages_fit_a_phone_and_have_no_serious_accessibility_violation(
+    page: Page, demo: str, signed_in, screenshot, theme: str
+):
+    from tests.e2e.test_a11y import SIZES, serious_violations
+    from tests.e2e.test_phone_width import check_page
+
+    page.emulate_media(color_scheme=theme)
+    signed_in()
+    found: dict[str, list[str]] = {}
+    page.goto(f"{demo}/compare/?agents=research-assistant&agents=operations")
+    check_page(page, screenshot, f"compare-picker-{theme}")
+    for size in SIZES:
+        page.set_viewport_size(SIZES[size])
+        found[f"picker, {size}"] = serious_violations(page)
+    page.fill("#compare-content", "Pay the vendor 120 euros for the chairs")
+    page.locator("[data-compare-send]").click()
+    wait_pane(page, "research-assistant")
+    expect(pane(page, "operations").locator("form[data-approval-form]")).to_be_visible(timeout=TIMEOUT)
+    check_page(page, screenshot, f"compare-session-{theme}")
+    for size in SIZES:
+        page.set_viewport_size(SIZES[size])
+        found[f"comparison, {size}"] = serious_violations(page)
+    bad = [f"{name}: {problem}" for name, problems in found.items() for problem in problems]
+    assert not bad, "\n".join(bad)
