@@ -263,6 +263,8 @@ class Pane:
     plan: Plan | None = None
     turns: list[tuple[Message | None, RunView]] = field(default_factory=list)
     figures: TurnFigures | None = None
+    # Runs of its conversation after "Continue with this one", shown in its workspace only.
+    later: int = 0
 
     @property
     def position(self) -> int:
@@ -312,7 +314,12 @@ async def _panes(
     inputs = await asyncio.gather(*(plan_inputs(p.endpoint, abilities) for p in shown))
     for pane, found in zip(shown, inputs, strict=True):
         pane.plan = found.plan()
-        pane.turns = await sync_to_async(_turns)(pane.pane.conversation, pane.plan, abilities.can_approve)
+        turns = await sync_to_async(_turns)(pane.pane.conversation, pane.plan, abilities.can_approve)
+        # Once continued, the conversation goes on in its workspace: the pane keeps the compared turn.
+        if (since := pane.pane.continued_at) is not None:
+            pane.later = sum(1 for _, view in turns if view.run.created_at > since)
+            turns = [(message, view) for message, view in turns if view.run.created_at <= since]
+        pane.turns = turns
         pane.figures = await sync_to_async(_figures)(pane)
     return panes
 
@@ -320,8 +327,6 @@ async def _panes(
 def _figures(pane: Pane) -> TurnFigures:
     """The compared turn's figures: the runs before "Continue with this one" (or all, until then)."""
     views = [view for _, view in pane.turns]
-    if pane.pane.continued_at is not None:
-        views = [view for view in views if view.run.created_at <= pane.pane.continued_at]
     return turn_figures([v.run for v in views], [v.transcript for v in views], pane.endpoint.protocol)
 
 

@@ -110,6 +110,13 @@ async def test_compare_conversations_stay_out_of_the_lists_until_continued(demo)
     assert page.status_code == 200 and "Hello, who are you?" in page.content.decode()
     listing = text((await client.get("/conversations/")).content.decode())
     assert listing.count("Hello, who are you?") == 1  # the continued one only
+    # It goes on in its workspace; the comparison keeps the compared turn, and says where the rest is.
+    form = {"content": "And then?", "conversation": str(pane.conversation_id)}
+    assert (await client.post("/agents/planner/send/", form)).status_code == 200
+    await settle()
+    compared_page = (await client.get(session.get_absolute_url())).content.decode()
+    planner = compared_page.split('data-pane="planner"')[1]
+    assert "1 more answer there" in text(planner) and "And then?" not in planner
 
 
 @pytest.mark.django_db(transaction=True)
