@@ -18,6 +18,7 @@ from django.test import Client
 from agents_ui.comparisons import ComparePane, CompareRating, CompareSession
 from agents_ui.models import (
     AgentEndpoint,
+    Attachment,
     Conversation,
     Message,
     Run,
@@ -235,8 +236,23 @@ async def test_the_same_form_sent_twice_makes_one_comparison(demo):
 @pytest.mark.django_db(transaction=True)
 async def test_files_are_offered_only_where_every_chosen_agent_takes_them(demo):
     client = await person()
-    both = (await client.get("/compare/?agents=document-reviewer&agents=research-assistant")).content.decode()
-    assert 'data-upload="offered"' in both or 'data-upload="off"' in both
+    # PDFs and images (up to 10 MB) and PDFs and PNGs (up to 5 MB): PDFs and PNGs, up to 5 MB.
+    both = (await client.get("/compare/?agents=document-reviewer&agents=support-desk")).content.decode()
+    assert 'data-upload="offered"' in both
+    assert 'accept="application/pdf,image/png"' in both and "up to 5.0\xa0MB" in both
+    none_common = (await client.get("/compare/?agents=document-reviewer&agents=research-assistant")).content
+    assert "no file type is taken by every one" in text(none_common.decode())
+    sent = await client.post(
+        "/compare/start/",
+        {"agents": ["document-reviewer", "support-desk"], "content": "Look", "attachment": _pdf()},
+    )
+    assert sent.status_code == 302
+    await settle()
+    names = [
+        a.name async for a in Attachment.objects.filter(message__conversation__compare_pane__isnull=False)
+    ]
+    assert names == ["a.pdf", "a.pdf"]  # one copy with each agent's message
+    runs = await Run.objects.acount()
     one_refuses = (await client.get("/compare/?agents=document-reviewer&agents=planner")).content.decode()
     assert 'data-upload="off"' in one_refuses and "Launch Planner takes none" in text(one_refuses)
     refused = await client.post(
@@ -244,7 +260,7 @@ async def test_files_are_offered_only_where_every_chosen_agent_takes_them(demo):
         {"agents": ["document-reviewer", "planner"], "content": "Look", "attachment": _pdf()},
     )
     assert refused.status_code == 422 and "Launch Planner takes none" in text(refused.content.decode())
-    assert not await Run.objects.aexists()
+    assert await Run.objects.acount() == runs
     # htmx redraws only the files' row as the choice changes.
     row = await client.get(
         "/compare/?agents=document-reviewer&agents=planner", headers={"HX-Request": "true"}
