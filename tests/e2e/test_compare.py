@@ -238,3 +238,31 @@ def test_the_compare_pages_fit_a_phone_and_have_no_serious_accessibility_violati
         found[f"comparison, {size}"] = serious_violations(page)
     bad = [f"{name}: {problem}" for name, problems in found.items() for problem in problems]
     assert not bad, "\n".join(bad)
+
+
+def test_a_reload_mid_answer_goes_on_streaming_and_one_pane_can_be_stopped(
+    page: Page, demo: str, signed_in, settings
+):
+    settings.AGENTS_UI_DEMO_PACING = 0.05
+    signed_in()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    start_comparison(page, demo, ["research-assistant", "planner"], "Tell me about solar panels efficiency.")
+    research = pane(page, "research-assistant")
+    expect(research.locator(".run-status").first).to_have_attribute(
+        "data-run-status", "running", timeout=TIMEOUT
+    )
+    page.reload()
+    # Still answering after the reload: the pane's stream picks up where the run is.
+    expect(research.locator("[data-figures]")).to_have_attribute("data-figures", "live")
+    wait_pane(page, "research-assistant")
+    wait_pane(page, "planner")
+    expect(research.locator(".msg-assistant").first).to_contain_text("rooftop panels")
+
+    start_comparison(page, demo, ["research-assistant", "planner"], "And wind turbines?")
+    research = pane(page, "research-assistant")
+    stop = research.locator("[data-pane-stop] button")
+    expect(stop).to_be_visible(timeout=TIMEOUT)
+    stop.click()
+    wait_pane(page, "research-assistant", "cancelled")
+    wait_pane(page, "planner")
+    expect(research.locator("[data-pane-stop]")).to_have_count(0)
