@@ -37,6 +37,7 @@ from agents_ui.models import (
 from agents_ui.runs import queue
 from agents_ui.runs.figures import TurnFigures, turn_figures
 from agents_ui.runs.live import start_run
+from agents_ui.runs.throttle import allowance
 from agents_ui.views.composer import ComposerError, check_discovery, checked_upload, save_turn
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.workspace import _turns, new_client_token
@@ -133,6 +134,12 @@ async def _render_picker(
     chosen, _ = _chosen(usable, slugs)
     chosen = chosen[:MOST]
     plans = [(endpoint, inputs.plan()) for endpoint, inputs in await _plans(chosen, user)]
+    # Each chosen agent's own rate, as its workspace shows it: a comparison spends one of its sends.
+    limits = [
+        (endpoint, left)
+        for endpoint, plan in plans
+        if plan["throttle"].shown and (left := await allowance(plan, endpoint, user)) is not None
+    ]
     recent = [
         s
         async for s in CompareSession.objects.filter(user=user)
@@ -143,6 +150,7 @@ async def _render_picker(
         "agents": usable,
         "chosen": {endpoint.slug for endpoint in chosen},
         "upload": shared_upload(plans),
+        "limits": limits,
         "error": error,
         "typed": typed,
         "fewest": FEWEST,

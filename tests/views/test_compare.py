@@ -186,6 +186,9 @@ async def test_each_compare_run_counts_against_its_agents_throttle(demo):
     plan = (await plan_inputs(endpoint, await user_abilities(client.user))).plan()
     before = await allowance(plan, endpoint, client.user)
     assert before is not None, "the Research Assistant declares a rate limit"
+    picker = (await client.get("/compare/?agents=research-assistant&agents=planner")).content.decode()
+    assert f'data-limit="research-assistant" data-left="{before.left}"' in picker
+    assert 'data-limit="planner"' not in picker
     await compared(client, ["research-assistant", "planner"])
     after = await allowance(plan, endpoint, client.user)
     assert after.left == before.left - 1
