@@ -142,7 +142,9 @@ def _inet_aton(host: str) -> ipaddress.IPv4Address | None:
     parts = host.split(".")
     if not 1 <= len(parts) <= 4 or not all(_NUMBER.fullmatch(part) for part in parts):
         return None
-    values = [int(p, 16) if p.startswith("0x") else int(p, 8) if p.startswith("0") else int(p) for p in parts]
+    values = [
+        int(p[2:] or "0", 16) if p.startswith("0x") else int(p, 8 if p[0] == "0" else 10) for p in parts
+    ]
     *leading, last = values
     if any(v > 0xFF for v in leading) or last >= 1 << (8 * (4 - len(leading))):
         return None
