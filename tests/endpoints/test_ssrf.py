@@ -160,6 +160,27 @@ async def test_an_external_agents_requests_redirected_inside_are_refused(site, t
             assert refused(str(error.value)), error.value
 
 
+@pytest.mark.parametrize("target", SOME)
+async def test_a_chain_of_public_redirects_ending_inside_is_refused_at_its_last_hop(site, target):
+    ag = await endpoint(base_url=f"{site.public}/chain/2/{target}/agent")
+    found = await discover_one(ag, refresh=True)
+    assert found.status == "unreachable" and refused(found.error), found.error
+
+
+async def test_a_chain_longer_than_three_redirects_is_refused_before_its_end(site):
+    ag = await endpoint(base_url=f"{site.public}/chain/5/loopback/agent")
+    found = await discover_one(ag, refresh=True)
+    assert "refused: more than 3 redirects" in found.error
+
+
+async def test_an_oversized_card_and_image_are_cut_at_their_bound(site):
+    ag = await endpoint(protocol=Protocol.A2A, base_url=f"{site.public}/card/huge")
+    found = await discover_one(ag, refresh=True)
+    assert found.status == "invalid" and "larger than" in found.error, found.error
+    with pytest.raises(ImageRefusedError, match="larger than this page shows"):
+        await remote_image(ag, f"{site.public}/huge/picture.png")
+
+
 # --- What an A2A card names: its interfaces, its extended card ------------------------------------
 
 
@@ -418,8 +439,7 @@ async def test_a_flood_of_images_pointing_inside_reaches_nothing(site, listener)
     import asyncio
 
     ag = await endpoint()
-    urls = [redirect_to(site, name, f"flood-{i}.png") for i in range(10) for name in SOME]
-    urls += [listener.url(path=f"/direct-{i}.png") for i in range(20)]
+    urls = site.image_urls(120) + [listener.url(path=f"/direct-{i}.png") for i in range(20)]
     results = await asyncio.gather(*(remote_image(ag, url) for url in urls), return_exceptions=True)
     assert all(isinstance(r, ImageRefusedError) for r in results)
     assert all("not one this server fetches from" in str(r) for r in results)

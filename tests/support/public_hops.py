@@ -19,6 +19,8 @@ so production cannot turn it on.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -92,3 +94,18 @@ def installed(monkeypatch: Any, table: Table, names: FakeNames | None = None) ->
         for target, attribute, replacement in patches(table, names):
             patch.setattr(target, attribute, replacement)
         yield names
+
+
+def install_from_environment() -> None:
+    """For a server process of scripts/attack_load.py (tests/support/ssrf_settings.py):
+    AGENTS_UI_PUBLIC_HOPS is "address:port=loopback port,..." and AGENTS_UI_FAKE_NAMES a JSON object
+    of name -> answers."""
+    table: Table = {}
+    for entry in filter(None, os.environ.get("AGENTS_UI_PUBLIC_HOPS", "").split(",")):
+        public, _, port = entry.partition("=")
+        host, _, public_port = public.rpartition(":")
+        table[(host, int(public_port))] = int(port)
+    names = FakeNames()
+    names.answers.update(json.loads(os.environ.get("AGENTS_UI_FAKE_NAMES") or "{}"))
+    for target, attribute, replacement in patches(table, names):
+        setattr(target, attribute, replacement)

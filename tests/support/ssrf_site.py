@@ -8,6 +8,10 @@ answers, whatever the protocol asks:
 - `/card/<variant>/.well-known/agent-card.json`: an A2A card whose interfaces (1.0
   `supportedInterfaces`, 0.3 `url` and `additionalInterfaces`) point inside, directly or through a
   redirect, or declare an extended card read through such an interface;
+- `/chain/<n>/<target>/...`: n public redirects, then the one to `<target>`;
+- `/agui/images/<count>` (AG-UI): a run whose answer names `count` images, each inside in some
+  spelling or behind a redirect there (the image proxy must refuse every one);
+- `/huge/...`: 24 MB of bytes (an image or a card past every bound); `/card/huge/...`: a 2 MB card;
 - `/record/...`: 200 with `{}` (an A2A card at `.../.well-known/agent-card.json`; 401 at `.../rpc`
   without a key), each request's path and headers kept in `requests`, to see what reached it (a
   credential, a secret spelled out).
@@ -15,6 +19,7 @@ answers, whatever the protocol asks:
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 from urllib.parse import quote
@@ -114,11 +119,34 @@ class SsrfSite:
             return
         path: str = scope["path"]
         raw = scope.get("raw_path", path.encode()).decode("latin-1")
-        while (await receive()).get("more_body"):
-            pass
+        received = b""
+        while True:
+            message = await receive()
+            received += message.get("body", b"")[: 1 << 20]
+            if not message.get("more_body"):
+                break
         status, headers, body = 404, [(b"content-type", b"application/json")], b"{}"
         parts = path.strip("/").split("/")
-        if parts[0] == "to" and len(parts) > 1 and parts[1] in self.targets:
+        if parts[0] == "huge":
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            chunk = b"\x89PNG\r\n\x1a\n" + b"\0" * (1 << 20)
+            for _ in range(24):
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if parts[0] == "chain" and len(parts) > 2 and parts[1].isdigit():
+            left, rest = int(parts[1]), "/".join(parts[2:])
+            status, body = 307, b""
+            location = f"{self.public}/chain/{left - 1}/{rest}" if left > 1 else f"{self.public}/to/{rest}"
+            headers = [(b"location", location.encode()), (b"content-length", b"0")]
+        elif parts[:2] == ["agui", "images"] and scope["method"] == "POST":
+            count = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 20
+            await self._image_run(received, min(count, 500), send)
+            return
+        elif parts[:2] == ["card", "huge"] and path.endswith("/.well-known/agent-card.json"):
+            status = 200
+            body = json.dumps(_card("Huge", **_interface(self.public), padding="x" * (2 << 20))).encode()
+        elif parts[0] == "to" and len(parts) > 1 and parts[1] in self.targets:
             status, body = 307, b""
             headers = [(b"location", self.targets[parts[1]].encode()), (b"content-length", b"0")]
         elif parts[0] == "card" and path.endswith("/.well-known/agent-card.json"):
@@ -136,6 +164,40 @@ class SsrfSite:
                 body = json.dumps(self.cards()["same-origin"]).encode()
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+    def image_urls(self, count: int) -> list[str]:
+        """`count` image URLs inside: each target directly, through a redirect, through a chain."""
+        names = [n for n in self.targets if n not in ("other-origin", "rebind")]
+        ways = itertools.cycle(["{direct}", "{public}/to/{name}/", "{public}/chain/2/{name}/"])
+        urls = []
+        for i in range(count):
+            name = names[i % len(names)]
+            base = next(ways).format(direct=self.targets[name], public=self.public, name=name)
+            urls.append(f"{base}img-{i}.png")
+        return urls
+
+    async def _image_run(self, received: bytes, count: int, send: Any) -> None:
+        try:
+            asked = json.loads(received or b"{}")
+        except ValueError:
+            asked = {}
+        thread, run = str(asked.get("threadId") or "t"), str(asked.get("runId") or "r")
+        text = "Here are the pictures: " + " ".join(
+            f"![picture {i}]({url})" for i, url in enumerate(self.image_urls(count))
+        )
+        events = [
+            {"type": "RUN_STARTED", "threadId": thread, "runId": run},
+            {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": text},
+            {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+            {"type": "RUN_FINISHED", "threadId": thread, "runId": run},
+        ]
+        sse = [(b"content-type", b"text/event-stream")]
+        await send({"type": "http.response.start", "status": 200, "headers": sse})
+        for event in events:
+            frame = f"data: {json.dumps(event)}\n\n".encode()
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
 
 
 def redirect_to(site: SsrfSite, target: str, path: str = "agent") -> str:
