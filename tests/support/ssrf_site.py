@@ -9,8 +9,9 @@ answers, whatever the protocol asks:
   `supportedInterfaces`, 0.3 `url` and `additionalInterfaces`) point inside, directly or through a
   redirect, or declare an extended card read through such an interface;
 - `/chain/<n>/<target>/...`: n public redirects, then the one to `<target>`;
-- `/agui/images/<count>` (AG-UI): a run whose answer names `count` images, each inside in some
-  spelling or behind a redirect there (the image proxy must refuse every one);
+- `/agui/images/<count>` (AG-UI): capabilities declaring images in answers, and a run whose answer
+  names `count` images, each inside in some spelling or behind a redirect there (the image proxy
+  must refuse every one);
 - `/huge/...`: 24 MB of bytes (an image or a card past every bound); `/card/huge/...`: a 2 MB card;
 - `/record/...`: 200 with `{}` (an A2A card at `.../.well-known/agent-card.json`; 401 at `.../rpc`
   without a key), each request's path and headers kept in `requests`, to see what reached it (a
@@ -139,6 +140,8 @@ class SsrfSite:
             status, body = 307, b""
             location = f"{self.public}/chain/{left - 1}/{rest}" if left > 1 else f"{self.public}/to/{rest}"
             headers = [(b"location", location.encode()), (b"content-length", b"0")]
+        elif parts[:2] == ["agui", "images"] and path.endswith("/capabilities"):
+            status, body = 200, json.dumps({"multimodal": {"output": {"image": True}}}).encode()
         elif parts[:2] == ["agui", "images"] and scope["method"] == "POST":
             count = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 20
             await self._image_run(received, min(count, 500), send)
