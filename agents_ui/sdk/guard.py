@@ -8,6 +8,11 @@ redirects included, after resolving the host, then connects to the very address 
 DNS answer that changes between the check and the connection cannot slip through (over https the
 name is still the one the TLS handshake sends and the certificate is verified against).
 
+The check is on the address, never on the URL's text: a numeric host is read the way the C resolver
+reads it (2130706433, 0x7f.1, 127.1), an IPv6 form carrying an IPv4 address is judged by that
+address (mapped, translated, compatible, NAT64, 6to4, Teredo), and loopback and metadata names are
+refused without asking DNS. `host_refusal` says the same for a host alone (the admin's form).
+
 Development and the embedded demo agents need loopback, so `allow_private=True` lets loopback,
 private, link-local and unspecified addresses through. Cloud metadata and addresses that are never
 a unicast host (multicast, reserved, broadcast) are refused whatever the setting.
