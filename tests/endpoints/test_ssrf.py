@@ -207,6 +207,35 @@ async def test_a_card_interface_inside_is_refused_when_a_message_is_sent(site, v
     assert refused(str(error.value)), error.value
 
 
+@pytest.mark.parametrize(
+    ("variant", "said"),
+    [
+        ("interface-inside", "127.0.0.1 is a loopback address"),
+        ("legacy-url", "127.0.0.1 is a loopback address"),
+        ("interface-metadata", "169.254.169.254 is a cloud metadata address"),
+    ],
+)
+async def test_discovery_says_a_card_interface_is_inside_without_asking_it(site, variant, said):
+    ag = await endpoint(protocol=Protocol.A2A, base_url=f"{site.public}/card/{variant}")
+    found = await discover_one(ag, refresh=True)
+    assert found.status == "unsupported"
+    assert found.error.startswith("Its Agent Card names its interface at http://")
+    assert f"and {said}: this server never sends requests there." in found.error
+
+
+def test_the_admins_connection_test_says_the_card_interface_is_inside(site, client):
+    from tests.factories import make_user
+
+    client.force_login(make_user(superuser=True))
+    ag = make_endpoint(name="Inward", protocol=Protocol.A2A, base_url=f"{site.public}/card/interface-inside")
+    response = client.post(f"/admin/agents_ui/agentendpoint/{ag.pk}/test-connection/", follow=True)
+    texts = [str(m) for m in response.context["messages"]]
+    assert any(
+        "Inward: reachable in" in t and "no interface this product can use: Its Agent Card names" in t
+        for t in texts
+    ), texts
+
+
 async def test_an_extended_card_read_through_an_interface_redirecting_inside_is_refused(site):
     ag = await endpoint(protocol=Protocol.A2A, base_url=f"{site.public}/card/extended-redirect")
     found = await discover_one(ag, refresh=True)
@@ -244,8 +273,9 @@ async def test_a_signatures_jku_is_never_fetched(site, listener, monkeypatch):
             found = await discover_one(ag, refresh=True)
     finally:
         agent.stop()
-    assert found.status == "declared"
     assert found.signature["state"] == "invalid"  # a key nobody trusts; its jku not followed
+    assert found.status == "unsupported"  # and its interface, on loopback, is said to be inside
+    assert "127.0.0.1 is a loopback address" in found.error
 
 
 # --- Media an agent points to -----------------------------------------------------------------------

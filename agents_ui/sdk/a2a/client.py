@@ -343,6 +343,14 @@ class A2AAgent:
             )
         return DiscoveryResult("declared", url, declaration=extended, raw=raw)
 
+    def interface_url(self, card: pb.AgentCard) -> str | None:
+        """The interface URL messages go to for this card (the SDK's choice), None when none fits."""
+        try:
+            client, _ = self._sdk_client(card, streaming=False)
+        except ValueError:
+            return None
+        return interface_url(client)
+
     def _sdk_client(self, card: pb.AgentCard, *, streaming: bool) -> tuple[Any, dict[str, str]]:
         """The SDK's client for the card's interface, and the headers that interface may be sent."""
         _cap_responses(self._client, self.max_total_bytes)
