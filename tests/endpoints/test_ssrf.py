@@ -473,3 +473,21 @@ async def test_a_flood_of_images_pointing_inside_reaches_nothing(site, listener)
     results = await asyncio.gather(*(remote_image(ag, url) for url in urls), return_exceptions=True)
     assert all(isinstance(r, ImageRefusedError) for r in results)
     assert all("not one this server fetches from" in str(r) for r in results)
+
+
+def test_the_public_hop_seam_cannot_be_turned_on_in_production():
+    """The seam lives in tests/support, which the image does not ship, and no product code names it."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    copied = [
+        line.split()[1]
+        for line in (root / "deploy/Dockerfile").read_text().splitlines()
+        if line.startswith("COPY")
+    ]
+    assert not any(path.startswith(("tests", ".")) for path in copied), copied
+    for folder in ("agents_ui", "project"):
+        for path in (root / folder).rglob("*.py"):
+            text = path.read_text()
+            for needle in ("public_hops", "ssrf_settings", "AGENTS_UI_PUBLIC_HOPS", "AGENTS_UI_FAKE_NAMES"):
+                assert needle not in text, f"{path}: {needle}"
