@@ -154,8 +154,8 @@ class Postgres:
 
 
 class Uvicorn:
-    def __init__(self, env: dict[str, str], workers: int, logfile: Path) -> None:
-        self.port = free_port()
+    def __init__(self, env: dict[str, str], workers: int, logfile: Path, *, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = logfile.open("w")
         command = [

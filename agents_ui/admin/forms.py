@@ -8,8 +8,10 @@ from urllib.parse import urlsplit
 from django import forms
 
 from agents_ui.decisions import CONTROL_LABELS, CONTROL_NAMES
+from agents_ui.endpoints.clients import allow_private_addresses
 from agents_ui.models import AgentEndpoint
 from agents_ui.sdk.a2a.signing import KeySetError, parse_key_set
+from agents_ui.sdk.guard import host_refusal
 
 OVERRIDE_CHOICES = [
     ("", "Follow the agent"),
@@ -49,6 +51,33 @@ def _origin(url: str) -> str:
     return f"{parts.scheme.lower()}://{(parts.hostname or '').rstrip('.')}:{port}"
 
 
+class AgentURLField(forms.URLField):
+    """An address this server will send requests to: one the address guard would refuse, in any
+    spelling (2130706433, 0x7f.1, [::ffff:127.0.0.1], localhost., the metadata service), is refused
+    here with the reason, before the generic URL check. A name is judged by DNS at each request."""
+
+    def validate(self, value: str) -> None:
+        super().validate(value)
+        if not value:
+            return
+        try:
+            host = urlsplit(value.strip()).hostname or ""
+        except ValueError:
+            return  # the URL check below says it is not a URL
+        refused = host and host_refusal(host, allow_private=allow_private_addresses())
+        if not refused:
+            return
+        named, _, kind = refused.removeprefix("refused: ").partition(" is ")
+        what = f"{host} is {kind}" if named == host.rstrip(".") else f"{host} names {named}, {kind}"
+        private = "loopback and private networks are allowed only with AGENTS_UI_ALLOW_PRIVATE_ADDRESSES on"
+        hint = "" if "metadata" in kind else f" ({private})"
+        raise forms.ValidationError(
+            "%(what)s: this server never sends requests there. Use the agent's public address%(hint)s.",
+            code="refused_address",
+            params={"what": what, "hint": hint},
+        )
+
+
 class KeySetField(forms.JSONField):
     """A pasted JWKS: empty when there is none (not "null"), indented when there is."""
 
@@ -78,7 +107,12 @@ class AgentEndpointForm(forms.ModelForm):
             "connect_timeout", "read_timeout", "remote_images", "auth_kind", "auth_header_name",
             "allowed_groups", "signature_policy", "signing_keys", "signing_keys_url", "signer_name",
         ]  # fmt: skip
-        field_classes = {"signing_keys": KeySetField}
+        field_classes = {
+            "signing_keys": KeySetField,
+            "base_url": AgentURLField,
+            "discovery_url": AgentURLField,
+            "signing_keys_url": AgentURLField,
+        }
         widgets = {"signing_keys": forms.Textarea(attrs={"rows": 6, "class": "vLargeTextField mono"})}
 
     def __init__(self, *args, **kwargs) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 from django.core.cache import cache
 
+from agents_ui.endpoints.clients import allow_private_addresses
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
 from agents_ui.sdk import AgentError
 from agents_ui.sdk.a2a.client import A2AAgent, pb
@@ -30,6 +31,7 @@ from agents_ui.sdk.a2a.signing import (
     parse_key_set,
 )
 from agents_ui.sdk.discovery import DiscoveryResult
+from agents_ui.sdk.guard import host_refusal
 
 logger = logging.getLogger(__name__)
 
@@ -128,8 +130,29 @@ async def weigh(
     check = await check_signature(endpoint, card, client, refresh=refresh, deadline=deadline)
     if endpoint.signature_policy == Policy.REQUIRE and not check.verified:
         return CardTrust(Status.UNTRUSTED, check.to_json(), error=refusal(check))
+    inside = interface_inside(agent, card)
+    if inside:  # nor is its extended card asked there
+        return CardTrust(Status.UNSUPPORTED, check.to_json(), error=inside)
     extended = await _extended(endpoint, agent, card, client, deadline)
     return CardTrust(Status.DECLARED, check.to_json(), extended)
+
+
+def interface_inside(agent: A2AAgent, card: pb.AgentCard) -> str:
+    """Why the card's interface is one this server never reaches, when its address says so without
+    DNS (loopback, private, metadata, in any spelling); "" otherwise. Said at discovery, so the admin
+    reads it in the connection test rather than a person meeting "cannot be reached" at a run."""
+    url = agent.interface_url(card)
+    try:
+        host = httpx.URL(url).host if url else ""
+    except httpx.InvalidURL:
+        return ""
+    refused = host_refusal(host, allow_private=allow_private_addresses()) if host else None
+    if not refused:
+        return ""
+    return (
+        f"Its Agent Card names its interface at {url}, and {refused.removeprefix('refused: ')}: "
+        "this server never sends requests there."
+    )
 
 
 async def _extended(

@@ -8,6 +8,11 @@ redirects included, after resolving the host, then connects to the very address 
 DNS answer that changes between the check and the connection cannot slip through (over https the
 name is still the one the TLS handshake sends and the certificate is verified against).
 
+The check is on the address, never on the URL's text: a numeric host is read the way the C resolver
+reads it (2130706433, 0x7f.1, 127.1), an IPv6 form carrying an IPv4 address is judged by that
+address (mapped, translated, compatible, NAT64, 6to4, Teredo), and loopback and metadata names are
+refused without asking DNS. `host_refusal` says the same for a host alone (the admin's form).
+
 Development and the embedded demo agents need loopback, so `allow_private=True` lets loopback,
 private, link-local and unspecified addresses through. Cloud metadata and addresses that are never
 a unicast host (multicast, reserved, broadcast) are refused whatever the setting.
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from collections.abc import Iterable
 
@@ -29,8 +35,11 @@ __all__ = [
     "AddressRefusedError",
     "GuardedTransport",
     "check_address",
+    "host_refusal",
+    "literal_address",
     "refusal_reason",
     "resolve_and_check",
+    "same_origin",
 ]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -50,15 +59,25 @@ _RANGES: tuple[tuple[str, tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, .
         ("loopback", ("127.0.0.0/8", "::1/128")),
         ("link-local", ("169.254.0.0/16", "fe80::/10")),
         # 100.64/10 is carrier-grade NAT, used inside clouds; fc00::/7 is IPv6's unique local range.
-        ("private", ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")),
+        # fec0::/10 is IPv6's deprecated site-local range, still routed inside some networks.
+        (
+            "private",
+            ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7", "fec0::/10"),
+        ),
     )
 )
 # What `allow_private` lets through; everything else refused here is refused always.
 _ALLOWABLE = frozenset({"unspecified", "loopback", "link-local", "private"})
 
-# IPv6 forms that carry an IPv4 address: NAT64 (64:ff9b::/96) and 6to4 (2002::/16) besides the
-# IPv4-mapped ::ffff:0:0/96 that `ipv4_mapped` already reads.
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# IPv6 forms that carry an IPv4 address in their last 32 bits, besides the IPv4-mapped ::ffff:0:0/96
+# that `ipv4_mapped` reads and 6to4 (2002::/16) and Teredo (2001::/32) that `sixtofour` and `teredo`
+# read: NAT64 (64:ff9b::/96, and the local-use 64:ff9b:1::/48), IPv4-translated ::ffff:0:0:0/96 and
+# the deprecated IPv4-compatible ::/96 (::127.0.0.1).
+_LAST_32_BITS = tuple(
+    ipaddress.ip_network(n) for n in ("64:ff9b::/96", "64:ff9b:1::/48", "::ffff:0:0:0/96", "::/96")
+)
+# Names that are loopback by definition (RFC 6761), refused without asking DNS.
+_LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
 
 
 class AddressRefusedError(httpx.ConnectError):
@@ -73,7 +92,9 @@ def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
         return address.ipv4_mapped
     if address.sixtofour is not None:
         return address.sixtofour
-    if address in _NAT64:
+    if address.teredo is not None:
+        return address.teredo[1]
+    if any(address in network for network in _LAST_32_BITS) and int(address) > 1:  # not :: or ::1
         return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
     return None
 
@@ -113,7 +134,53 @@ def _literal(host: str) -> IPAddress | None:
     try:
         return ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
     except ValueError:
+        return _inet_aton(host)
+
+
+_NUMBER = re.compile(r"0x[0-9a-f]*|0[0-7]*|[1-9][0-9]*")
+
+
+def _inet_aton(host: str) -> ipaddress.IPv4Address | None:
+    """The IPv4 address the C resolver reads in `host`'s numeric forms, which ipaddress does not:
+    one to four parts, each decimal, octal (a leading 0) or hex (0x), the last filling the bytes
+    left (2130706433, 0177.0.0.1, 0x7f.1, 127.1 are all 127.0.0.1). None when it is a name."""
+    parts = host.split(".")
+    if not 1 <= len(parts) <= 4 or not all(_NUMBER.fullmatch(part) for part in parts):
         return None
+    values = [
+        int(p[2:] or "0", 16) if p.startswith("0x") else int(p, 8 if p[0] == "0" else 10) for p in parts
+    ]
+    *leading, last = values
+    if any(v > 0xFF for v in leading) or last >= 1 << (8 * (4 - len(leading))):
+        return None
+    number = last
+    for index, value in enumerate(leading):
+        number |= value << (8 * (3 - index))
+    return ipaddress.IPv4Address(number)
+
+
+def literal_address(host: str) -> IPAddress | None:
+    """The address a URL's host names by itself, in any spelling the resolver reads (IPv6 in
+    brackets with a zone, IPv4 in decimal, octal, hex or short forms, a trailing dot); None for a name."""
+    return _literal(host.rstrip(".").lower())
+
+
+def host_refusal(host: str, *, allow_private: bool) -> str | None:
+    """Why agent traffic must not go to `host`, when that is known without asking DNS: an address
+    in a refused range, a metadata name, or a loopback name. None when it may (or DNS decides)."""
+    name = host.rstrip(".").lower()
+    if name in METADATA_HOSTNAMES:
+        return f"refused: {name} is {_a('cloud metadata')}"
+    if not allow_private and (name in _LOOPBACK_NAMES or name.endswith(".localhost")):
+        return f"refused: {name} is {_a('loopback')}"
+    literal = _literal(name)
+    if literal is None:
+        return None
+    try:
+        check_address(literal, allow_private=allow_private)
+    except AddressRefusedError as refused:
+        return str(refused)
+    return None
 
 
 async def resolve_and_check(host: str, port: int, *, allow_private: bool) -> IPAddress:
@@ -124,11 +191,11 @@ async def resolve_and_check(host: str, port: int, *, allow_private: bool) -> IPA
     not resolve.
     """
     name = host.rstrip(".").lower()
-    if name in METADATA_HOSTNAMES:
-        raise AddressRefusedError(f"refused: {name} is {_a('cloud metadata')}")
+    refused = host_refusal(name, allow_private=allow_private)
+    if refused is not None:
+        raise AddressRefusedError(refused)
     literal = _literal(name)
     if literal is not None:
-        check_address(literal, allow_private=allow_private)
         return literal
     loop = asyncio.get_running_loop()
     try:
@@ -171,6 +238,18 @@ _FIRST_ORIGIN = "agents_ui.first_origin"
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     return (url.scheme, url.host, url.port)
+
+
+def same_origin(first: str, second: str) -> bool:
+    """Whether a credential meant for `first` may go to `second`: the same scheme, host and port,
+    or the default http -> https upgrade of the same host (what a redirect may keep, below)."""
+    try:
+        a, b = httpx.URL(first), httpx.URL(second)
+    except (httpx.InvalidURL, TypeError):
+        return False
+    if not a.host or not b.host:
+        return False
+    return _origin(a) == _origin(b) or _is_https_upgrade(_origin(a), b)
 
 
 class GuardedTransport(httpx.AsyncBaseTransport):

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import filetype
 import httpx
 
+from .guard import AddressRefusedError
+
 __all__ = ["IMAGE_TYPES", "FetchedImage", "ImageRefusedError", "fetch_image"]
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -42,6 +44,8 @@ async def fetch_image(
             return await _fetch(client, url, max_bytes)
     except TimeoutError as exc:
         raise ImageRefusedError("the image's site took too long") from exc
+    except AddressRefusedError as exc:  # the address, or a redirect's, is inside: said as such
+        raise ImageRefusedError(f"the image's address is not one this server fetches from ({exc})") from exc
     except httpx.HTTPError as exc:
         raise ImageRefusedError("the image's site could not be reached") from exc
 

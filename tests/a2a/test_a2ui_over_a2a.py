@@ -183,11 +183,11 @@ def test_a_data_part_of_another_type_stays_a_data_part():
 
 def test_the_extension_is_activated_by_header_for_the_request():
     agent = A2AAgent("http://agent", client=None, headers={"Authorization": "Bearer k"})  # type: ignore[arg-type]
-    params = agent._context([a2ui.EXTENSION_URI]).service_parameters
+    params = agent._context({"Authorization": "Bearer k"}, [a2ui.EXTENSION_URI]).service_parameters
     assert params["A2A-Extensions"] == a2ui.EXTENSION_URI
     assert params["X-A2A-Extensions"] == a2ui.EXTENSION_URI
     assert params["Authorization"] == "Bearer k"
-    assert "A2A-Extensions" not in (agent._context().service_parameters or {})
+    assert "A2A-Extensions" not in (agent._context({}).service_parameters or {})
 
 
 def test_an_action_is_one_a2ui_datapart():

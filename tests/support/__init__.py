@@ -9,6 +9,10 @@
   `eventually()` / `eventually_sync()` (a condition holds): waits on real conditions, never a fixed
   time, each failing with what it waited for;
 - `browser`: the same for browser tests (`htmx_idle`, `streams_closed`, `htmx_wired`, `painted`);
+- `internal_listener`, `ssrf_site`, `public_hops`: the SSRF proof: a listener on loopback recording
+  every connection, a hostile site pointing every surface inside, and the test-only seam that makes
+  it reachable as a public address while the guard refuses private ones (`ssrf_settings` installs it
+  in scripts/attack_load.py's server);
 - `clock`: a `Clock` a test moves by hand, patched over the product's `now()` seams
   (`agents_ui.sign_in.now`, `agents_ui.endpoints.memo.now`).
 """

@@ -47,6 +47,7 @@ from ..errors import (
     UnsupportedMediaTypeError,
     parse_retry_after,
 )
+from ..guard import same_origin
 from ..limits import (
     DEFAULT_EVENT_IDLE_TIMEOUT,
     DEFAULT_MAX_TOTAL_BYTES,
@@ -200,6 +201,14 @@ def translate(exc: BaseException) -> AgentError:
 # --- the client -----------------------------------------------------------------------------------
 
 
+def interface_url(client: Any) -> str | None:
+    """The interface URL the SDK's client was made for (its transport's, under a tenant's wrapper);
+    None when it cannot be told, and then the credential stays home."""
+    transport = getattr(client, "_transport", None)
+    url = getattr(getattr(transport, "_base", transport), "url", None)
+    return url if isinstance(url, str) else None
+
+
 # A call that reads a card (the extended card) cuts its answer at the card's bound, not the run's.
 _CARD_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar("a2a_card_call", default=False)
 
@@ -309,10 +318,13 @@ class A2AAgent:
         read within the card's bounds; `declared`, or `invalid` / `unreachable` with the error."""
         url = f"{self.discovery_url} (GetExtendedAgentCard)"
         token = _CARD_CALL.set(True)
+        client, headers = None, {}
         try:
-            client = self._sdk_client(card, streaming=False)
+            client, headers = self._sdk_client(card, streaming=False)
             found = await asyncio.wait_for(
-                client.get_extended_agent_card(pb.GetExtendedAgentCardRequest(), context=self._context()),
+                client.get_extended_agent_card(
+                    pb.GetExtendedAgentCardRequest(), context=self._context(headers)
+                ),
                 timeout=self.timeout.read or None,
             )
             raw = MessageToDict(found)
@@ -320,6 +332,7 @@ class A2AAgent:
         except Exception as exc:
             # The SDK wraps what the body's reader raised (the cut at the card's size).
             error = translate(exc.__cause__ if isinstance(exc.__cause__, CardTooLargeError) else exc)
+            error = self._withheld(error, client=client, headers=headers)
             status = "invalid" if isinstance(error, ProtocolError) else "unreachable"
             return DiscoveryResult(status, url, error=str(error), error_code=error.code)
         finally:
@@ -330,7 +343,16 @@ class A2AAgent:
             )
         return DiscoveryResult("declared", url, declaration=extended, raw=raw)
 
-    def _sdk_client(self, card: pb.AgentCard, *, streaming: bool) -> Any:
+    def interface_url(self, card: pb.AgentCard) -> str | None:
+        """The interface URL messages go to for this card (the SDK's choice), None when none fits."""
+        try:
+            client, _ = self._sdk_client(card, streaming=False)
+        except ValueError:
+            return None
+        return interface_url(client)
+
+    def _sdk_client(self, card: pb.AgentCard, *, streaming: bool) -> tuple[Any, dict[str, str]]:
+        """The SDK's client for the card's interface, and the headers that interface may be sent."""
         _cap_responses(self._client, self.max_total_bytes)
         config = ClientConfig(
             streaming=streaming,
@@ -338,14 +360,35 @@ class A2AAgent:
             supported_protocol_bindings=list(USABLE_BINDINGS),
         )
         # The card's own order decides among the bindings both sides speak (the SDK's default).
-        return ClientFactory(config).create(card)
+        client = ClientFactory(config).create(card)
+        return client, self._headers_for(interface_url(client))
 
-    def _context(self, extensions: Sequence[str] = ()) -> Any:
+    def _headers_for(self, url: str | None) -> dict[str, str]:
+        """The credential goes only to an interface on the origin the admin entered (the agent's
+        URL, or its card's): a card is the agent's word, and may name any host. A card naming an
+        interface elsewhere is asked without it."""
+        if url and any(same_origin(own, url) for own in (self.base_url, self.discovery_url)):
+            return self._headers
+        return {}
+
+    def _withheld(self, error: AgentError, *, client: Any, headers: Mapping[str, str]) -> AgentError:
+        """A refusal of the credentials the agent was not sent says so, with where it went instead."""
+        if not self._headers or headers or error.code != "unauthorized":
+            return error
+        where = interface_url(client) or "another address"
+        return InvalidRequestError(
+            f"the Agent Card names an interface at {where}, not on the agent's own address, so its "
+            "credential was not sent there (and the agent refused the request without it)",
+            code="unauthorized",
+            status=getattr(error, "status", None),
+        )
+
+    def _context(self, headers: Mapping[str, str], extensions: Sequence[str] = ()) -> Any:
         from a2a.client import ClientCallContext
         from a2a.client.service_parameters import ServiceParametersFactory, with_a2a_extensions
 
         parameters = ServiceParametersFactory.create_from(
-            self._headers, [with_a2a_extensions(list(extensions))]
+            dict(headers), [with_a2a_extensions(list(extensions))]
         )
         if extensions:
             # A2UI's extension document names the header of A2A 0.3 (X-A2A-Extensions); A2A 1.0 and
@@ -369,35 +412,42 @@ class A2AAgent:
         """
         request = pb.SendMessageRequest(message=message)
         try:
-            client = self._sdk_client(card, streaming=stream)
+            client, headers = self._sdk_client(card, streaming=stream)
         except ValueError as exc:
             raise UnsupportedCapabilityError(str(exc), capability="the agent's interfaces") from exc
-        async with aclosing(client.send_message(request, context=self._context(extensions))) as events:
-            async for event in self._bounded(events):
-                yield event
+        context = self._context(headers, extensions)
+        try:
+            async with aclosing(client.send_message(request, context=context)) as events:
+                async for event in self._bounded(events):
+                    yield event
+        except AgentError as error:
+            said = self._withheld(error, client=client, headers=headers)
+            if said is error:
+                raise
+            raise said from error
 
     async def subscribe(
         self, card: pb.AgentCard, task_id: str, *, extensions: Sequence[str] = ()
     ) -> AsyncIterator[pb.StreamResponse]:
         """Follow a task that is still working (after a cut connection)."""
-        client = self._sdk_client(card, streaming=True)
+        client, headers = self._sdk_client(card, streaming=True)
         request = pb.SubscribeToTaskRequest(id=task_id)
-        async with aclosing(client.subscribe(request, context=self._context(extensions))) as events:
+        async with aclosing(client.subscribe(request, context=self._context(headers, extensions))) as events:
             async for event in self._bounded(events):
                 yield event
 
     async def get_task(self, card: pb.AgentCard, task_id: str) -> pb.Task:
-        client = self._sdk_client(card, streaming=False)
+        client, headers = self._sdk_client(card, streaming=False)
         try:
-            return await client.get_task(pb.GetTaskRequest(id=task_id), context=self._context())
+            return await client.get_task(pb.GetTaskRequest(id=task_id), context=self._context(headers))
         except Exception as exc:
             raise translate(exc) from exc
 
     async def cancel(self, card: pb.AgentCard, task_id: str) -> pb.Task:
         """Ask the agent to cancel the task (tasks/cancel)."""
-        client = self._sdk_client(card, streaming=False)
+        client, headers = self._sdk_client(card, streaming=False)
         try:
-            return await client.cancel_task(pb.CancelTaskRequest(id=task_id), context=self._context())
+            return await client.cancel_task(pb.CancelTaskRequest(id=task_id), context=self._context(headers))
         except Exception as exc:
             raise translate(exc) from exc
 
