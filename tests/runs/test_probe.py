@@ -1,0 +1,108 @@
+"""The conformance probe against agents that contradict themselves, and against one that asks: it
+finds the contradictions, and nothing it sends can approve, answer, run a tool or act."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from agents_ui.conformance import Verdict
+from agents_ui.endpoints.conformance import report_of
+from agents_ui.models import AgentEndpoint, Conversation, Probe, Run, WaitingItem
+from agents_ui.runs.probe import AT_REQUEST, PROBE_USERNAME, run_probe, sample_file
+from tests.factories import make_endpoint, make_user
+from tests.support.contradicting_agent import RECEIVED, ContradictingAgentServer, carries_file
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(scope="module")
+def agents():
+    server = ContradictingAgentServer().start()
+    yield server
+    server.stop()
+
+
+def _endpoint(agents, name: str) -> AgentEndpoint:
+    return make_endpoint(name=name.title(), slug=f"{name}-agent", base_url=agents.url_for(name))
+
+
+async def test_the_probe_finds_undeclared_reasoning_and_a_refused_upload(agents):
+    endpoint = await sync_to_async(_endpoint)(agents, "liar")
+    staff = await sync_to_async(make_user)(staff=True)
+
+    probe = await run_probe(endpoint, staff)
+
+    steps = {step["step"]: step for step in probe.steps}
+    assert [step["step"] for step in probe.steps] == ["discovery", "text", "upload", "cancel"]
+    assert steps["discovery"]["outcome"] == "passed"
+    assert steps["text"]["outcome"] == "passed", steps["text"]
+    assert "contradicting agent" in steps["text"]["sentence"]
+    assert steps["upload"]["outcome"] == "refused", steps["upload"]
+    assert "415" in steps["upload"]["sentence"] or "refused" in steps["upload"]["sentence"]
+    assert steps["cancel"]["outcome"] == "passed", steps["cancel"]
+    assert probe.outcome == Probe.Outcome.FINDINGS
+    assert probe.started_by_id == staff.pk
+
+    found = await sync_to_async(report_of)(endpoint)
+    rows = {row.key: row for row in found.rows}
+    assert rows["reasoning"].verdict is Verdict.CONTRADICTION
+    assert rows["reasoning"].declared is False
+    assert "Declared unsupported" in rows["reasoning"].sentence
+    assert rows["reasoning"].evidence.recent, "the runs that showed it are its evidence"
+    assert rows["uploads"].verdict is Verdict.CONTRADICTION
+    assert rows["uploads"].evidence.refused == 1
+    assert rows["uploads"].evidence.recent[0].outcome == "refused"
+    assert found.summary == "2 contradictions"
+
+    # The drift alarm: both, each with when it was raised.
+    endpoint = await AgentEndpoint.objects.aget(pk=endpoint.pk)
+    assert {item["capability"] for item in endpoint.drift} == {"reasoning", "uploads"}
+    assert endpoint.drift_since is not None and all(item["at"] for item in endpoint.drift)
+
+
+async def test_the_probe_stops_at_a_request_and_never_answers_it(agents):
+    endpoint = await sync_to_async(_endpoint)(agents, "asker")
+    before = len(RECEIVED["asker"])
+
+    probe = await run_probe(endpoint)
+
+    steps = {step["step"]: step for step in probe.steps}
+    assert steps["text"]["outcome"] == "stopped"
+    assert AT_REQUEST in steps["text"]["sentence"]
+    assert steps["upload"]["outcome"] == "skipped"  # it declares no files
+    assert probe.started_by_id is None
+    sent = RECEIVED["asker"][before:]
+    assert len(sent) == 2, "one run for the text step, one for the cancel step, nothing after"
+    for run in sent:
+        assert not run.get("resume"), "no interrupt is ever answered"
+        assert all(message.get("role") in ("user",) for message in run["messages"]), run["messages"]
+        assert "a2uiAction" not in (run.get("forwardedProps") or {})
+        assert not carries_file(run)
+    # Its runs are the probe account's, never a person's: no one's conversations or inbox.
+    conversations = Conversation.objects.filter(endpoint=endpoint)
+    owners = {owner async for owner in conversations.values_list("user__username", flat=True)}
+    assert owners == {PROBE_USERNAME}
+    people = WaitingItem.objects.filter(endpoint=endpoint).exclude(user__username=PROBE_USERNAME)
+    assert not await people.aexists()
+    runs = Run.objects.filter(conversation__endpoint=endpoint)
+    assert {status async for status in runs.values_list("status", flat=True)} <= {
+        Run.Status.CANCELLED,
+        Run.Status.INTERRUPTED,
+    }
+
+
+async def test_a_probe_of_an_unreachable_agent_tries_nothing_else():
+    endpoint = await sync_to_async(make_endpoint)(base_url="http://127.0.0.1:9/agent")
+    probe = await run_probe(endpoint)
+    assert probe.outcome == Probe.Outcome.FAILED
+    assert [step["outcome"] for step in probe.steps] == ["failed", "skipped", "skipped", "skipped"]
+    assert not await Run.objects.filter(conversation__endpoint=endpoint).aexists()
+
+
+def test_the_sample_file_is_of_a_type_the_agent_takes():
+    assert sample_file(())[1] == "text/plain"
+    assert sample_file(("image/*",))[1] == "image/png"
+    assert sample_file(("application/pdf",))[1] == "application/pdf"
+    assert sample_file(("text/plain",), refuse=("text/plain",)) is None
+    assert sample_file(("video/mp4",)) is None
