@@ -37,7 +37,10 @@ DECLARATIONS: dict[str, Any] = {
     "asker": {
         "identity": {"name": "Asking agent", "description": "Always asks before it acts."},
         "transport": {"streaming": True},
-        "tools": {"supported": True, "items": [{"name": "transfer", "description": "Move money."}]},
+        "tools": {
+            "supported": True,
+            "items": [{"name": "transfer", "description": "Move money.", "parameters": {}}],
+        },
         "humanInTheLoop": {"supported": True, "interrupts": True, "approvals": True},
     },
 }
