@@ -182,3 +182,22 @@ def test_staff_who_may_only_view_read_the_report_but_cannot_probe(client):
     assert not Probe.objects.exists()
     missing = reverse("admin:agents_ui_agentendpoint_conformance", args=[endpoint.pk + 1000])
     assert client.get(missing).status_code in (302, 404)
+
+
+def test_staff_see_a_short_conformance_badge_on_each_card_and_others_do_not(client):
+    endpoint = make_endpoint(name="Badged agent", slug="badged", observed={"reasoning": True})
+    run = a_run(endpoint, file=True)
+    record_run(endpoint, run.pk, Observations(), message_id=run.request["message_id"], refused="415")
+    client.force_login(make_user(staff=True, everyday=True))
+    card = client.get("/").content.decode().split('data-agent="badged"')[1].split("</article>")[0]
+    assert "Conformance: 1 undeclared feature" in card
+    assert reverse("admin:agents_ui_agentendpoint_conformance", args=[endpoint.pk]) in card
+    refreshed = client.get("/agents/badged/card/", headers={"HX-Request": "true"}).content.decode()
+    assert "Conformance: 1 undeclared feature" in refreshed
+
+    client.force_login(make_user(everyday=True))
+    assert "Conformance:" not in client.get("/").content.decode()
+    assert (
+        "Conformance:"
+        not in client.get("/agents/badged/card/", headers={"HX-Request": "true"}).content.decode()
+    )

@@ -60,7 +60,7 @@ def alarm_html(endpoint: AgentEndpoint) -> SafeString:
     """The list's column: the alarm with its count and age, or a quiet "no drift"."""
     items = alarm_items(endpoint)
     if not items:
-        return format_html('<span class="drift-none">{}</span>', "No drift")
+        return format_html('<a class="drift-none" href="{}">{}</a>', report_url(endpoint), "No drift")
     count = len(items)
     return format_html(
         '<a class="drift-alarm" data-drift="{}" href="{}" title="{}">Drift: {} contradiction{}</a> '

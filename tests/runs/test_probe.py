@@ -3,11 +3,17 @@ finds the contradictions, and nothing it sends can approve, answer, run a tool o
 
 from __future__ import annotations
 
+from datetime import timedelta
+from io import StringIO
+
 import pytest
 from asgiref.sync import sync_to_async
+from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from agents_ui.conformance import Verdict
 from agents_ui.endpoints.conformance import report_of
+from agents_ui.management.commands.probe_agents import due
 from agents_ui.models import AgentEndpoint, Conversation, Probe, Run, WaitingItem
 from agents_ui.runs.probe import AT_REQUEST, PROBE_USERNAME, run_probe, sample_file
 from tests.factories import make_endpoint, make_user
@@ -106,3 +112,27 @@ def test_the_sample_file_is_of_a_type_the_agent_takes():
     assert sample_file(("application/pdf",))[1] == "application/pdf"
     assert sample_file(("text/plain",), refuse=("text/plain",)) is None
     assert sample_file(("video/mp4",)) is None
+
+
+def test_the_schedule_probes_only_agents_whose_interval_has_passed(agents):
+    scheduled = _endpoint(agents, "liar")
+    scheduled.probe_every = 30
+    scheduled.save()
+    make_endpoint(name="Never scheduled", slug="unscheduled", base_url=agents.url_for("liar"))
+
+    out = StringIO()
+    call_command("probe_agents", stdout=out)
+    assert "Probed Liar: found something." in out.getvalue()
+    assert list(Probe.objects.values_list("endpoint__slug", flat=True)) == ["liar-agent"]
+
+    again = StringIO()
+    call_command("probe_agents", stdout=again)  # a minute later, as cron runs it: not due yet
+    assert again.getvalue().strip() == "No agent is due for a probe."
+    Probe.objects.update(started_at=timezone.now() - timedelta(minutes=31))
+    assert [e.slug for e in due(list(AgentEndpoint.objects.filter(probe_every__gt=0)))] == ["liar-agent"]
+
+    named = StringIO()
+    call_command("probe_agents", "--endpoint", "unscheduled", stdout=named)
+    assert "Probed Never scheduled" in named.getvalue()
+    with pytest.raises(CommandError):
+        call_command("probe_agents", "--endpoint", "no-such-agent")
