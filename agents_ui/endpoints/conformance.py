@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from agents_ui.capabilities import CapabilityProfile, Observations
@@ -136,6 +136,21 @@ def record_run(
     if rows:
         EvidenceRow.objects.bulk_create(rows)
         refresh_drift(endpoint.pk)
+
+
+def refresh_drifts(endpoint_ids: list[int]) -> None:
+    """The alarms of endpoints whose declaration changed: only those with something to contradict
+    (evidence, observations or an alarm already raised) are read again."""
+    if not endpoint_ids:
+        return
+    worth = (
+        AgentEndpoint.objects.filter(pk__in=endpoint_ids)
+        .filter(Q(evidence__isnull=False) | Q(drift_since__isnull=False) | ~Q(observed={}))
+        .values_list("pk", flat=True)
+        .distinct()
+    )
+    for endpoint_id in worth:
+        refresh_drift(endpoint_id)
 
 
 def refresh_drift(endpoint_id: int) -> list[dict[str, str]]:

@@ -272,9 +272,7 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
         if to_touch:
             CapabilitySnapshot.objects.filter(pk__in=to_touch).update(last_seen_at=now)
     # A new declaration may contradict what runs showed: the drift alarm says so.
-    for snapshot in to_create:
-        if snapshot.status in conformance.USABLE:
-            conformance.refresh_drift(snapshot.endpoint_id)
+    conformance.refresh_drifts([s.endpoint_id for s in to_create if s.status in conformance.USABLE])
     return enriched
 
 
