@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -22,6 +23,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from agents_ui.admin.listing import age
 from agents_ui.endpoints.conformance import report_of
+from agents_ui.endpoints.discovery import discover_one
 from agents_ui.models import AgentEndpoint, Probe
 
 RECENT_PROBES = 5
@@ -123,6 +125,8 @@ def _when(moment: datetime | None) -> str:
 def report_page(
     request: HttpRequest, endpoint: AgentEndpoint, page: dict[str, Any], *, can_probe: bool
 ) -> TemplateResponse:
+    if not endpoint.snapshots.exists():  # never discovered: its declaration is read once, now
+        async_to_sync(discover_one)(endpoint)
     found = report_of(endpoint)
     rows = [
         {

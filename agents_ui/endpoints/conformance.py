@@ -24,6 +24,7 @@ from agents_ui.conformance import (
     evidence_keys,
     report,
 )
+from agents_ui.endpoints import errors
 from agents_ui.models import AgentEndpoint, Attachment, CapabilitySnapshot
 from agents_ui.models import CapabilityEvidence as EvidenceRow
 from agents_ui.sdk import AgentError
@@ -38,9 +39,13 @@ DETAIL = 300
 USABLE = (CapabilitySnapshot.Status.DECLARED, CapabilitySnapshot.Status.NONE)
 
 
-def refuses(exc: AgentError) -> bool:
-    """Whether the agent's error says no to what the run carried (a file it declares it takes)."""
-    return exc.code == "unsupported_capability" or exc.status in REFUSING_STATUSES
+def refusal(exc: AgentError) -> str:
+    """What the agent's error says, when it says no to what the run carried (a file it declares it
+    takes) rather than failing for another reason; "" otherwise."""
+    if exc.code != "unsupported_capability" and exc.status not in REFUSING_STATUSES:
+        return ""
+    status = f"HTTP {exc.status}, " if exc.status is not None else ""
+    return f"{errors.describe(exc)} ({status}{exc.code})"
 
 
 def declared_profile(endpoint: AgentEndpoint) -> CapabilityProfile:

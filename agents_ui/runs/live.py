@@ -424,7 +424,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
         logger.info("run %s stopped at a limit: %s", run.pk, exc)
     except AgentError as exc:
         status, error = Run.Status.FAILED, errors.describe(exc)
-        refused = error if conformance.refuses(exc) else ""
+        refused = conformance.refusal(exc)
         if isinstance(exc, RuleViolation):
             live.violation = {"rule": exc.detail, "spec": exc.spec, "event": endpoint.scrub(exc.raw)}
         if traced:
