@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 from django.utils import timezone
 
 from agents_ui.conformance import Verdict
@@ -136,3 +137,17 @@ def test_the_schedule_probes_only_agents_whose_interval_has_passed(agents):
     assert "Probed Never scheduled" in named.getvalue()
     with pytest.raises(CommandError):
         call_command("probe_agents", "--endpoint", "no-such-agent")
+
+
+def test_probe_now_in_the_admin_probes_and_shows_the_steps_on_the_report(agents, admin_client):
+    endpoint = _endpoint(agents, "liar")
+    url = reverse("admin:agents_ui_agentendpoint_probe", args=[endpoint.pk])
+    answer = admin_client.post(url, follow=True)
+    assert answer.redirect_chain[-1][0] == reverse(
+        "admin:agents_ui_agentendpoint_conformance", args=[endpoint.pk]
+    )
+    text = answer.content.decode()
+    assert "Probed Liar: found something." in text
+    assert 'data-step="upload" data-step-outcome="refused"' in text
+    assert "HTTP 415" in text
+    assert Probe.objects.get().started_by.username == "admin"
