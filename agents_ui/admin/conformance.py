@@ -27,6 +27,8 @@ from agents_ui.endpoints.discovery import discover_one
 from agents_ui.models import AgentEndpoint, Probe
 
 RECENT_PROBES = 5
+# The most agents one request probes one after another (each probe takes seconds).
+MOST_AT_ONCE = 5
 STEP_TITLES = {
     "discovery": "Discovery",
     "text": "A plain text run",

@@ -69,7 +69,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         "updated_at",
     ]
     filter_horizontal = ["allowed_groups"]
-    actions = ["test_connection", "rediscover_now", "enable_endpoints", "disable_endpoints"]
+    actions = ["test_connection", "rediscover_now", "probe_now", "enable_endpoints", "disable_endpoints"]
     fieldsets = [
         (None, {"fields": ["name", "slug", "description", "protocol", "enabled", "is_demo"]}),
         ("What it declares", {"fields": ["latest_discovery"]}),
@@ -268,6 +268,21 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         results = [checks.rediscovery_message(endpoint, found[endpoint.pk], since) for endpoint in endpoints]
         self._report(request, "Re-discovered", results)
 
+    @admin.action(description="Probe the selected agents now (read-only steps)", permissions=["change"])
+    def probe_now(self, request: HttpRequest, queryset: QuerySet[AgentEndpoint]) -> None:
+        for endpoint in queryset[: conformance.MOST_AT_ONCE]:
+            found = async_to_sync(probe.run_probe)(endpoint, request.user)
+            level = messages.SUCCESS if found.outcome == found.Outcome.PASSED else messages.WARNING
+            self.message_user(
+                request, f"Probed {endpoint.name}: {found.get_outcome_display().lower()}.", level
+            )
+        if queryset.count() > conformance.MOST_AT_ONCE:
+            self.message_user(
+                request,
+                f"Only the first {conformance.MOST_AT_ONCE} were probed: select fewer.",
+                messages.WARNING,
+            )
+
     @admin.action(description="Enable the selected agents", permissions=["change"])
     def enable_endpoints(self, request: HttpRequest, queryset: QuerySet[AgentEndpoint]) -> None:
         count = queryset.update(enabled=True)
@@ -368,9 +383,7 @@ class AgentEndpointAdmin(admin.ModelAdmin):
     def _probe(self, request: HttpRequest, object_id: str) -> HttpResponse:
         """Probe now: read-only steps only (agents_ui.runs.probe), for those who may change it."""
         endpoint = self._endpoint(request, object_id, change=True)
-        found = async_to_sync(probe.run_probe)(endpoint, request.user)
-        level = messages.SUCCESS if found.outcome == found.Outcome.PASSED else messages.WARNING
-        self.message_user(request, f"Probed {endpoint.name}: {found.get_outcome_display().lower()}.", level)
+        self.probe_now(request, AgentEndpoint.objects.filter(pk=endpoint.pk))
         return HttpResponseRedirect(conformance.report_url(endpoint))
 
     def render_change_form(self, request: HttpRequest, context: dict, *args, **kwargs) -> HttpResponse:

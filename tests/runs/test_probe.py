@@ -151,3 +151,12 @@ def test_probe_now_in_the_admin_probes_and_shows_the_steps_on_the_report(agents,
     assert 'data-step="upload" data-step-outcome="refused"' in text
     assert "HTTP 415" in text
     assert Probe.objects.get().started_by.username == "admin"
+
+
+def test_the_list_action_probes_the_selected_agents(agents, admin_client):
+    liar, asker = _endpoint(agents, "liar"), _endpoint(agents, "asker")
+    listing = reverse("admin:agents_ui_agentendpoint_changelist")
+    form = {"action": "probe_now", "_selected_action": [liar.pk, asker.pk]}
+    text = admin_client.post(listing, form, follow=True).content.decode()
+    assert "Probed Liar: found something." in text and "Probed Asker: every step passed." in text
+    assert Probe.objects.count() == 2
