@@ -201,3 +201,15 @@ def test_staff_see_a_short_conformance_badge_on_each_card_and_others_do_not(clie
         "Conformance:"
         not in client.get("/agents/badged/card/", headers={"HX-Request": "true"}).content.decode()
     )
+
+
+def test_a_run_that_shows_nothing_new_does_not_read_the_report_again():
+    endpoint = make_endpoint()
+    declared(endpoint)
+    first, second = a_run(endpoint), a_run(endpoint)
+    record_run(endpoint, first.pk, Observations(reasoning_seen=True), message_id=None, ended_well=True)
+    with CaptureQueriesContext(connection) as queries:
+        record_run(endpoint, second.pk, Observations(reasoning_seen=True), message_id=None, ended_well=True)
+    assert len(queries) <= 3, [q["sql"][:120] for q in queries]  # what it knew, and the new row
+    endpoint.refresh_from_db()
+    assert [item["capability"] for item in endpoint.drift] == ["reasoning"]

@@ -138,8 +138,19 @@ def record_run(
                 endpoint=endpoint, run_id=run_id, capability="uploads", outcome=outcome, detail=detail, at=now
             )
         )
-    if rows:
-        EvidenceRow.objects.bulk_create(rows)
+    if not rows:
+        return
+    # A verdict changes only when a capability is seen (or refused) for the first time: only then
+    # is the alarm read again, so a busy agent's runs cost one indexed query here, not a report.
+    shown = {(row.capability, row.outcome) for row in rows}
+    known = set(
+        EvidenceRow.objects.filter(endpoint=endpoint, capability__in={key for key, _ in shown})
+        .order_by()
+        .values_list("capability", "outcome")
+        .distinct()
+    )
+    EvidenceRow.objects.bulk_create(rows)
+    if shown - known:
         refresh_drift(endpoint.pk)
 
 
@@ -151,6 +162,7 @@ def refresh_drifts(endpoint_ids: list[int]) -> None:
     worth = (
         AgentEndpoint.objects.filter(pk__in=endpoint_ids)
         .filter(Q(evidence__isnull=False) | Q(drift_since__isnull=False) | ~Q(observed={}))
+        .order_by()
         .values_list("pk", flat=True)
         .distinct()
     )
