@@ -34,6 +34,7 @@ STEP_TITLES = {
     "text": "A plain text run",
     "upload": "An upload of a declared type",
     "cancel": "A cancel",
+    "probe": "The probe",
 }
 
 

@@ -19,6 +19,7 @@ docs/security.md ("The conformance probe") says why each step is read-only.
 from __future__ import annotations
 
 import asyncio
+import logging
 import struct
 import zlib
 from dataclasses import asdict, dataclass
@@ -38,6 +39,8 @@ from agents_ui.runs.inputs import RunRequest
 from agents_ui.runs.live import LiveRun, drive_here, stop_run
 from agents_ui.sdk.transcript import Transcript
 
+logger = logging.getLogger(__name__)
+
 # The account the probe's conversations belong to: inactive, no password, in nobody's lists.
 PROBE_USERNAME = "conformance-probe"
 TEXT = (
@@ -54,6 +57,8 @@ CANCEL_TEXT = (
 )
 AT_REQUEST = "Stopped at a request, by design: the probe never approves, answers or acts."
 CANCELLED = "Stopped by the conformance probe (its cancel step)."
+# Discoveries after which no run is tried: nothing answers, or the admin's rules refuse the agent.
+UNUSABLE = ("unreachable", "untrusted", "unsupported")
 # The longest one step of the probe may take, whatever the agent's own timeouts allow.
 STEP_SECONDS = 30.0
 
@@ -73,21 +78,25 @@ async def run_probe(endpoint: AgentEndpoint, user: Any = None) -> Probe:
     try:
         found = await discovery_service.discover_one(endpoint, refresh=True)
         steps.append(_discovery_step(found))
-        if steps[-1].outcome == "failed":
+        if found.status in UNUSABLE or found.needs_newer_client:
+            why = found.in_words or "It refuses messages from this client."
             for name in ("text", "upload", "cancel"):
-                steps.append(Step(name, "skipped", "Not tried: the agent's declaration could not be read."))
+                steps.append(Step(name, "skipped", f"Not tried: {why[0].lower()}{why[1:]}"))
         else:
             plan = (await plan_inputs(endpoint, UserAbilities(), discovery=found)).plan()
             steps.append(await _text_step(endpoint, plan))
             steps.append(await _upload_step(endpoint, plan))
             steps.append(await _cancel_step(endpoint, plan))
+    except Exception:
+        logger.exception("the probe of %s stopped", endpoint.slug)
+        steps.append(Step("probe", "failed", "The probe could not go on: something went wrong here."))
     finally:
         await sync_to_async(_finish)(probe, steps)
     return probe
 
 
 def _finish(probe: Probe, steps: list[Step]) -> None:
-    if not steps or steps[0].outcome == "failed":
+    if not steps or all(step.outcome in ("failed", "skipped") for step in steps):
         outcome = Probe.Outcome.FAILED
     elif any(step.outcome in ("failed", "refused") for step in steps):
         outcome = Probe.Outcome.FINDINGS
@@ -102,14 +111,16 @@ def _finish(probe: Probe, steps: list[Step]) -> None:
 
 
 def _discovery_step(found: Any) -> Step:
+    if found.status == "declared" and found.needs_newer_client:
+        return Step("discovery", "failed", f"It needs a newer client (SDK {found.min_version} or later).")
     if found.status == "declared":
-        sentence = f"Its declaration was read again from {found.source_url}."
-        return Step("discovery", "passed", sentence)
+        return Step("discovery", "passed", f"Its declaration was read again from {found.source_url}.")
     if found.status == "none":
         return Step(
             "discovery", "passed", "It has no discovery route: nothing is declared, so nothing is checked."
         )
-    return Step("discovery", "failed", f"Its declaration could not be read: {found.error or found.status}.")
+    detail = found.error or found.in_words or found.status
+    return Step("discovery", "failed", f"Its declaration could not be read: {detail}")
 
 
 async def _text_step(endpoint: AgentEndpoint, plan: Plan) -> Step:
