@@ -157,6 +157,7 @@ def test_the_list_action_probes_the_selected_agents(agents, admin_client):
     liar, asker = _endpoint(agents, "liar"), _endpoint(agents, "asker")
     listing = reverse("admin:agents_ui_agentendpoint_changelist")
     form = {"action": "probe_now", "_selected_action": [liar.pk, asker.pk]}
-    text = admin_client.post(listing, form, follow=True).content.decode()
-    assert "Probed Liar: found something." in text and "Probed Asker: every step passed." in text
+    answer = admin_client.post(listing, form, follow=True)
+    said = [str(message) for message in answer.context["messages"]]
+    assert "Probed Liar: found something." in said and "Probed Asker: every step passed." in said, said
     assert Probe.objects.count() == 2
