@@ -57,6 +57,8 @@ CANCEL_TEXT = (
 )
 AT_REQUEST = "Stopped at a request, by design: the probe never approves, answers or acts."
 CANCELLED = "Stopped by the conformance probe (its cancel step)."
+# How many probes of each agent are kept, with their runs.
+KEEP = 20
 # Discoveries after which no run is tried: nothing answers, or the admin's rules refuse the agent.
 UNUSABLE = ("unreachable", "untrusted", "unsupported")
 # The longest one step of the probe may take, whatever the agent's own timeouts allow.
@@ -104,10 +106,24 @@ def _finish(probe: Probe, steps: list[Step]) -> None:
         outcome = Probe.Outcome.PASSED
     probe.steps, probe.outcome, probe.finished_at = [asdict(step) for step in steps], outcome, timezone.now()
     probe.save(update_fields=["steps", "outcome", "finished_at"])
+    _prune(probe.endpoint_id)
     conformance.refresh_drift(probe.endpoint_id)
     if outcome == Probe.Outcome.PASSED and conformance.report_of(probe.endpoint, recent=0).contradictions:
         Probe.objects.filter(pk=probe.pk).update(outcome=Probe.Outcome.FINDINGS)
         probe.outcome = Probe.Outcome.FINDINGS
+
+
+def _prune(endpoint_id: int) -> None:
+    """Only the newest `KEEP` probes of an agent are kept, with their conversations and runs (a
+    probe every minute would otherwise pile up): older probes' evidence goes with their runs."""
+    kept = Probe.objects.filter(endpoint_id=endpoint_id).order_by("-started_at", "-pk")
+    oldest = kept.values_list("started_at", flat=True)[KEEP - 1 : KEEP].first()
+    if oldest is None:
+        return
+    Probe.objects.filter(endpoint_id=endpoint_id, started_at__lt=oldest).delete()
+    Conversation.objects.filter(
+        endpoint_id=endpoint_id, user__username=PROBE_USERNAME, created_at__lt=oldest
+    ).delete()
 
 
 def _discovery_step(found: Any) -> Step:

@@ -161,3 +161,13 @@ def test_the_list_action_probes_the_selected_agents(agents, admin_client):
     said = [str(message) for message in answer.context["messages"]]
     assert "Probed Liar: found something." in said and "Probed Asker: every step passed." in said, said
     assert Probe.objects.count() == 2
+
+
+async def test_only_the_newest_probes_are_kept_with_their_runs(agents, monkeypatch):
+    monkeypatch.setattr("agents_ui.runs.probe.KEEP", 2)
+    endpoint = await sync_to_async(_endpoint)(agents, "asker")
+    for _ in range(3):
+        await run_probe(endpoint)
+    assert await Probe.objects.filter(endpoint=endpoint).acount() == 2
+    # Two steps with a run each (the text run and the cancel) per probe kept.
+    assert await Conversation.objects.filter(endpoint=endpoint).acount() == 4
