@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from enum import StrEnum
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal
@@ -1432,6 +1432,15 @@ def decide(
         evidence, details = _CONTROLS[name](src)
         controls[name] = _resolve(name, evidence, details, overrides.get(name), user)
     return Plan(controls, profile.protocol, profile, _facts(profile, controls))
+
+
+def declared_support(profile: CapabilityProfile, name: str) -> tuple[bool | None, tuple[Reason, ...]]:
+    """What the declaration alone says of one control: supported, unsupported or unknown (None),
+    with the explain view's reasons, before runs, admins and users (the conformance report)."""
+    if profile.seen.record != NOTHING_SEEN:
+        profile = replace(profile, seen=type(profile.seen)())
+    evidence, _ = _CONTROLS[name](_Inputs(profile, {}))
+    return evidence.support, tuple(evidence.reasons)
 
 
 # ------------------------------------------------------------------------------------------------

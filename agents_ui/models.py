@@ -14,6 +14,8 @@ from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
 
+from agents_ui.conformance_records import PROBE_EVERY_HELP, CapabilityEvidence, Probe  # noqa: F401 (no cycle)
+
 
 def validate_agent_url(value: str) -> None:
     """http or https only, with a host, and never credentials inside the URL."""
@@ -150,6 +152,10 @@ class AgentEndpoint(models.Model):
     overrides = models.JSONField(default=dict, blank=True)
     # What runs have shown this agent doing, whatever it declares: {"reasoning": true, ...}.
     observed = models.JSONField(default=dict, blank=True, editable=False)
+    # The read-only probe's schedule (0: never), and the drift alarm (agents_ui.endpoints.conformance).
+    probe_every = models.PositiveIntegerField("probe every (minutes)", default=0, help_text=PROBE_EVERY_HELP)
+    drift = models.JSONField(default=list, blank=True, editable=False)
+    drift_since = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

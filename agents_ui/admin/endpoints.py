@@ -21,12 +21,13 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from agents_ui.admin import checks, health, history
+from agents_ui.admin import checks, conformance, health, history
 from agents_ui.admin.forms import OVERRIDE_FIELDS, AgentEndpointForm
 from agents_ui.admin.listing import AccessFilter, DiscoveryStatusFilter, annotate_endpoints, status_html
 from agents_ui.capabilities import read_card
 from agents_ui.endpoints import discovery as discovery_service
 from agents_ui.models import AgentEndpoint, CapabilitySnapshot
+from agents_ui.runs import probe
 from agents_ui.sdk import AgentError
 from agents_ui.sdk.a2a.client import normalised_card
 
@@ -45,12 +46,16 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         "host",
         "enabled",
         "health_status",
+        "drift_alarm",
         "discovery_status",
         "who_may_use",
         "credential_status",
     ]
     list_display_links = ["name"]
-    list_filter = [DiscoveryStatusFilter, "protocol", "enabled", AccessFilter, "is_demo", "allowed_groups"]
+    list_filter = [
+        DiscoveryStatusFilter, conformance.DriftFilter, "protocol", "enabled", AccessFilter, "is_demo",
+        "allowed_groups",
+    ]  # fmt: skip
     search_fields = ["name", "slug", "base_url", "description"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = [
@@ -58,15 +63,24 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         "credential_status",
         "is_demo",
         "latest_discovery",
+        "drift_detail",
         "access_summary",
         "created_at",
         "updated_at",
     ]
     filter_horizontal = ["allowed_groups"]
-    actions = ["test_connection", "rediscover_now", "enable_endpoints", "disable_endpoints"]
+    actions = ["test_connection", "rediscover_now", "probe_now", "enable_endpoints", "disable_endpoints"]
     fieldsets = [
         (None, {"fields": ["name", "slug", "description", "protocol", "enabled", "is_demo"]}),
         ("What it declares", {"fields": ["latest_discovery"]}),
+        (
+            "Conformance",
+            {
+                "fields": ["drift_detail", "probe_every"],
+                "description": "What its runs and probes showed against what it declares. The probe only "
+                "takes read-only steps (docs/security.md, “The conformance probe”).",
+            },
+        ),
         (
             "Where it is",
             {"fields": ["base_url", "discovery_url", "connect_timeout", "read_timeout", "remote_images"]},
@@ -118,8 +132,12 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         css = {"all": ["agents_ui/admin.css"]}
 
     def get_fieldsets(self, request: HttpRequest, obj: AgentEndpoint | None = None) -> list:
-        if obj is None:  # nothing discovered yet for a new endpoint
-            return [fs for fs in self.fieldsets if fs[0] != "What it declares"]
+        if obj is None:  # nothing discovered yet for a new endpoint, nothing run
+            return [
+                fs if fs[0] != "Conformance" else ("Conformance", {"fields": ["probe_every"]})
+                for fs in self.fieldsets
+                if fs[0] != "What it declares"
+            ]
         if not self.has_change_permission(request, obj):
             # The admin shows every field of a page one may only view as its stored value: the
             # credential's would be the secret itself. "set" / "not set" is all they see.
@@ -144,6 +162,14 @@ class AgentEndpointAdmin(admin.ModelAdmin):
     @admin.display(description="health")
     def health_status(self, obj: AgentEndpoint) -> SafeString:
         return health.health_html(obj)
+
+    @admin.display(description="drift", ordering="drift_since")
+    def drift_alarm(self, obj: AgentEndpoint) -> SafeString:
+        return conformance.alarm_html(obj)
+
+    @admin.display(description="drift alarm")
+    def drift_detail(self, obj: AgentEndpoint) -> SafeString:
+        return conformance.alarm_detail_html(obj)
 
     @admin.display(description="discovery", ordering="latest_seen_at")
     def discovery_status(self, obj: AgentEndpoint) -> SafeString:
@@ -242,6 +268,21 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         results = [checks.rediscovery_message(endpoint, found[endpoint.pk], since) for endpoint in endpoints]
         self._report(request, "Re-discovered", results)
 
+    @admin.action(description="Probe the selected agents now (read-only steps)", permissions=["change"])
+    def probe_now(self, request: HttpRequest, queryset: QuerySet[AgentEndpoint]) -> None:
+        for endpoint in queryset[: conformance.MOST_AT_ONCE]:
+            found = async_to_sync(probe.run_probe)(endpoint, request.user)
+            level = messages.SUCCESS if found.outcome == found.Outcome.PASSED else messages.WARNING
+            self.message_user(
+                request, f"Probed {endpoint.name}: {found.get_outcome_display().lower()}.", level
+            )
+        if queryset.count() > conformance.MOST_AT_ONCE:
+            self.message_user(
+                request,
+                f"Only the first {conformance.MOST_AT_ONCE} were probed: select fewer.",
+                messages.WARNING,
+            )
+
     @admin.action(description="Enable the selected agents", permissions=["change"])
     def enable_endpoints(self, request: HttpRequest, queryset: QuerySet[AgentEndpoint]) -> None:
         count = queryset.update(enabled=True)
@@ -267,6 +308,8 @@ class AgentEndpointAdmin(admin.ModelAdmin):
             ),
             path("<path:object_id>/diff/", wrap(self.diff_view), name=f"{name}_diff"),
             path("<path:object_id>/health/", wrap(self.health_view), name=f"{name}_health"),
+            path("<path:object_id>/conformance/", wrap(self.conformance_view), name=f"{name}_conformance"),
+            path("<path:object_id>/probe/", wrap(self.probe_view), name=f"{name}_probe"),
             *super().get_urls(),
         ]
 
@@ -329,6 +372,20 @@ class AgentEndpointAdmin(admin.ModelAdmin):
         endpoint = self._endpoint(request, object_id)
         return health.health_page(request, endpoint, self._page(request, endpoint))
 
+    def conformance_view(self, request: HttpRequest, object_id: str) -> TemplateResponse:
+        endpoint = self._endpoint(request, object_id)
+        can_probe = self.has_change_permission(request, endpoint)
+        return conformance.report_page(request, endpoint, self._page(request, endpoint), can_probe=can_probe)
+
+    def probe_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        return require_POST(self._probe)(request, object_id)
+
+    def _probe(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Probe now: read-only steps only (agents_ui.runs.probe), for those who may change it."""
+        endpoint = self._endpoint(request, object_id, change=True)
+        self.probe_now(request, AgentEndpoint.objects.filter(pk=endpoint.pk))
+        return HttpResponseRedirect(conformance.report_url(endpoint))
+
     def render_change_form(self, request: HttpRequest, context: dict, *args, **kwargs) -> HttpResponse:
         obj = kwargs.get("obj")
         if obj is not None and obj.pk:
@@ -337,6 +394,8 @@ class AgentEndpointAdmin(admin.ModelAdmin):
                 rediscover_url=reverse("admin:agents_ui_agentendpoint_rediscover", args=[obj.pk]),
                 declarations_url=history.history_url(obj),
                 health_url=health.health_url(obj),
+                conformance_url=conformance.report_url(obj),
+                probe_url=conformance.probe_url(obj),
                 preview_url=f"{reverse('workspace', kwargs={'slug': obj.slug})}?preview=1",
                 can_rediscover=self.has_change_permission(request, obj),
             )

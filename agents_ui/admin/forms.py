@@ -106,6 +106,7 @@ class AgentEndpointForm(forms.ModelForm):
             "name", "slug", "description", "protocol", "enabled", "base_url", "discovery_url",
             "connect_timeout", "read_timeout", "remote_images", "auth_kind", "auth_header_name",
             "allowed_groups", "signature_policy", "signing_keys", "signing_keys_url", "signer_name",
+            "probe_every",
         ]  # fmt: skip
         field_classes = {
             "signing_keys": KeySetField,
@@ -117,7 +118,7 @@ class AgentEndpointForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        for name in ("remote_images", "signature_policy"):
+        for name in ("remote_images", "signature_policy", "probe_every"):
             if name in self.fields:
                 self.fields[name].required = False
         current = self.instance.overrides or {}
@@ -129,6 +130,10 @@ class AgentEndpointForm(forms.ModelForm):
     def clean_signature_policy(self) -> str:
         # A form posted without the setting (an older script) keeps the default: verify if present.
         return self.cleaned_data.get("signature_policy") or AgentEndpoint.SignaturePolicy.VERIFY
+
+    def clean_probe_every(self) -> int:
+        # A form posted without the schedule (an older script) leaves the probe off.
+        return self.cleaned_data.get("probe_every") or 0
 
     def clean_signing_keys(self) -> object:
         """A pasted key set must be public signing keys the verifier can use: said here, not at discovery."""

@@ -24,7 +24,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from agents_ui.endpoints import card_trust
+from agents_ui.endpoints import card_trust, conformance
 from agents_ui.endpoints.card_trust import CardTrust
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.memo import MISSING, Memo
@@ -271,6 +271,8 @@ def _record(discoveries: list[Discovery]) -> list[Discovery]:
             CapabilitySnapshot.objects.bulk_create(to_create)
         if to_touch:
             CapabilitySnapshot.objects.filter(pk__in=to_touch).update(last_seen_at=now)
+    # A new declaration may contradict what runs showed: the drift alarm says so.
+    conformance.refresh_drifts([s.endpoint_id for s in to_create if s.status in conformance.USABLE])
     return enriched
 
 

@@ -30,9 +30,10 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
+from agents_ui.capabilities import Observations
 from agents_ui.decisions import Plan
 from agents_ui.display.task import task_ending
-from agents_ui.endpoints import errors
+from agents_ui.endpoints import conformance, errors
 from agents_ui.endpoints.clients import sdk_client, streaming_agent_client
 from agents_ui.endpoints.plans import remembered
 from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run
@@ -274,6 +275,14 @@ def start_run(run: Run, plan: Plan | None = None) -> LiveRun | None:
     return _start(live, run)
 
 
+def drive_here(run: Run, plan: Plan | None = None) -> LiveRun:
+    """Drive a run in this process whatever the run workers setting: for the conformance probe,
+    which watches its own run to stop it at the first request (agents_ui.runs.probe). The run is
+    saved running, so no worker claims it."""
+    live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan), plan=plan)
+    return _start(live, run)
+
+
 def drive_leased(run: Run, plan: Plan | None, lease: queue.Lease) -> LiveRun:
     """A run worker's claimed run, driven as `start_run` does, its writes fenced by `lease`."""
     live = LiveRun(str(run.id), run.conversation.endpoint.protocol, connection=Connection.of(plan), plan=plan)
@@ -369,7 +378,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
         .values_list("role", "remote_id")
     ):
         live._saved_messages.add(f"reasoning:{remote_id}" if role == Message.Role.REASONING else remote_id)
-    status, error = Run.Status.RUNNING, ""
+    status, error, refused = Run.Status.RUNNING, "", ""
     writer.add(live)
     live.fanout = fanout()
     live.fanout.driving(live.run_id)
@@ -415,6 +424,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
         logger.info("run %s stopped at a limit: %s", run.pk, exc)
     except AgentError as exc:
         status, error = Run.Status.FAILED, errors.describe(exc)
+        refused = conformance.refusal(exc)
         if isinstance(exc, RuleViolation):
             live.violation = {"rule": exc.detail, "spec": exc.spec, "event": endpoint.scrub(exc.raw)}
         if traced:
@@ -442,6 +452,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
             await Conversation.objects.filter(pk=conversation.pk).aupdate(updated_at=timezone.now())
             await _record_waiting(waiting.record, run, live.transcript, live.plan, status)
             await _remember_observations(endpoint, live.transcript)
+            await _record_evidence(endpoint, run, live.transcript, status, endpoint.scrub(refused))
         else:
             live.lease_lost = True
             logger.warning("run %s: its lease was taken away; this worker's last writes were refused", run.pk)
@@ -470,6 +481,21 @@ async def _remember_observations(endpoint: AgentEndpoint, transcript: Transcript
     observed = remembered(endpoint.observed, transcript.observed, _subagent_names(transcript.subagents))
     if observed is not None:
         await AgentEndpoint.objects.filter(pk=endpoint.pk).aupdate(observed=observed)
+
+
+async def _record_evidence(
+    endpoint: AgentEndpoint, run: Run, transcript: Transcript, status: str, refused: str
+) -> None:
+    """What this run showed, as evidence for the agent's conformance report (never the reason a
+    run fails)."""
+    try:
+        await sync_to_async(conformance.record_run)(
+            endpoint, run.pk, Observations.of(transcript.observed),
+            message_id=(run.request or {}).get("message_id"), refused=refused,
+            ended_well=status in (Run.Status.COMPLETED, Run.Status.INTERRUPTED),
+        )  # fmt: skip
+    except Exception:
+        logger.exception("run %s: its evidence could not be recorded", run.pk)
 
 
 def _subagent_names(nodes: list[Any]) -> list[str]:
