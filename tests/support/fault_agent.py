@@ -31,10 +31,14 @@ from tests.support.live_server import ThreadedUvicorn
 __all__ = [
     "FAULTS",
     "LONG_LINE",
+    "MARKDOWN_FORMS",
     "PAYLOADS",
     "REDOS_PATTERN",
     "SAID_AFTER",
     "SAID_BEFORE",
+    "SHOWN_AS_TEXT",
+    "URL_MARKDOWN",
+    "URL_PAYLOADS",
     "FaultAgentServer",
     "application",
     "refused_url",
@@ -80,7 +84,8 @@ FAULTS: dict[str, str] = {
     "long-lines": "puts a 5,000-character unbroken line in its answer, tool arguments, state and approval",
 }
 
-# Each would set window.__pwned if a browser ever executed it.
+# The one catalogue of hostile payloads. Each would set window.__pwned (to the name of what it tried)
+# if a browser ever executed it; the browser tests read window.__pwned, the others `tests/support/inert.py`.
 PAYLOADS = [
     "<script>window.__pwned='script'</script>",
     "<img src=x onerror=\"window.__pwned='img'\">",
@@ -90,6 +95,17 @@ PAYLOADS = [
     "<a href=\"javascript:window.__pwned='link'\">click</a>",
     "<iframe srcdoc=\"<script>parent.__pwned='iframe'</script>\"></iframe>",
     "{{ 7*7 }}{% now 'Y' %}",
+    "<details open ontoggle=\"window.__pwned='details'\">d</details>",
+    "<a href=\"&#x6A;&#x61;vascript&colon;window.__pwned='entity-href'\">entity</a>",
+    "<form action=\"javascript:window.__pwned='form'\">"
+    "<button formaction=\"javascript:window.__pwned='button'\">go</button></form>",
+    '<object data="javascript:window.__pwned=\'object\'"></object><embed src="javascript:1">',
+    "<math><mi xlink:href=\"javascript:window.__pwned='math'\">m</mi></math>",
+    "<style>@import 'https://evil.example/x.css';body{background:url(javascript:window.__pwned='css')}</style>",
+    "<b style=\"background:url(javascript:window.__pwned='style')\">css</b>",
+    '<base href="https://evil.example/"><meta http-equiv="refresh" content="0;url=javascript:1">',
+    "$$\\href{javascript:window.__pwned='katex'}{x}$$ "
+    "$\\unknown{<img src=x onerror=window.__pwned='katex-error'>}$",
 ]
 P = " ".join(PAYLOADS)
 # Links and images an agent writes, in the spellings validators have missed: each would run a script
@@ -102,8 +118,27 @@ URL_PAYLOADS = [
     "vbscript:msgbox(1)",
     "data:text/html;base64,PHNjcmlwdD53aW5kb3cuX19wd25lZD0nZGF0YSc8L3NjcmlwdD4=",
     "data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9IndpbmRvdy5fX3B3bmVkPSdzdmcnIi8+",
+    "javascript&colon;window.__pwned='colon'",
+    "\x01javascript:window.__pwned='control'",
+    "DATA:text/html,<script>window.__pwned='data-plain'</script>",
+    "data:image/svg+xml,<svg onload=window.__pwned='svg-plain'/>",
+    "//evil.example/pixel.png",
 ]
 URL_MARKDOWN = " ".join(f"[link {n}]({u}) ![image {n}]({u}) <{u}>" for n, u in enumerate(URL_PAYLOADS))
+# Markdown's other ways to write a link or an image: references, and a definition with a title.
+MARKDOWN_FORMS = "\n".join(
+    [
+        "[by reference][evil] ![image by reference][evil-image] [evil] [shortcut-svg]",
+        "",
+        "[evil]: javascript:window.__pwned='reference' \"title\"",
+        f"[evil-image]: {URL_PAYLOADS[6]}",
+        f"[shortcut-svg]: {URL_PAYLOADS[5]}",
+        "",
+        "<javascript:window.__pwned='autolink'> www.javascript:window.__pwned='linkify'",
+    ]
+)
+# Words the product may show an agent's or a person's text with, for tests to find it shown as text.
+SHOWN_AS_TEXT = "&lt;script&gt;window.__pwned"
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -194,7 +229,7 @@ def script_payload_run() -> list[dict[str, Any]]:
         f"# Title {PAYLOADS[0]}\n\n{P}\n\n[click me](javascript:window.__pwned='md-link') "
         "![img](javascript:window.__pwned='md-img') <b onmouseover=\"window.__pwned='b'\">bold</b>\n\n"
         "| a | b |\n|---|---|\n| <script>window.__pwned='table'</script> | x |\n\n"
-        f"{URL_MARKDOWN}\n"
+        f"{URL_MARKDOWN}\n\n{MARKDOWN_FORMS}\n"
     )
     return [
         {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
