@@ -72,6 +72,7 @@ FAULTS: dict[str, str] = {
     "huge-declaration": "declares its capabilities in a 10 MB document",
     "no-finish": "ends the stream without RUN_FINISHED or RUN_ERROR",
     "script-payloads": "puts HTML and script in every field it controls (declaration and run)",
+    "error-payloads": "ends its run with an error whose code and message are markup and script",
     # Hostile agents: each attack the product must survive with its bounds.
     "endless": "never ends its answer: 64 KB of text after 64 KB, for ever",
     "drip-forever": "sends a frame that never ends, one byte per ?delay= seconds, for ever",
@@ -190,7 +191,7 @@ def declaration(name: str) -> dict[str, Any]:
             "transport": {"streaming": True},
             "humanInTheLoop": {"interrupts": True, "approvals": True},
         }
-    if name == "script-payloads":
+    if name in ("script-payloads", "error-payloads"):
         return {
             "identity": {"name": f"Evil {PAYLOADS[0]}", "description": P, "provider": P, "version": P},
             "transport": {"streaming": True},
@@ -513,6 +514,10 @@ async def _run(name: str, query: dict[str, str], x: _Exchange) -> None:
     elif name == "script-payloads":
         await x.sse()
         for event in script_payload_run():
+            await x.body(_frame(event))
+    elif name == "error-payloads":
+        await x.sse()
+        for event in [*_opening(), {"type": "RUN_ERROR", "message": P, "code": PAYLOADS[1]}]:
             await x.body(_frame(event))
     else:
         await x.json(404, {"error": {"code": "not_found", "message": "no such fault"}})
