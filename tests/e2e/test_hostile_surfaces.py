@@ -92,6 +92,8 @@ class Watched:
             with contextlib.suppress(Exception):
                 element.hover(timeout=1000)
         assert_nothing_ran(page, where)
+        width, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert width <= window, f"{where}: {width} px wide in a {window} px window"
         assert self.dialogs == [], f"{where}: dialogs {self.dialogs}"
         assert self.elsewhere == [], f"{where}: requests to other origins {self.elsewhere}"
         html = page.content()  # before a screenshot, which leaves style="" on some elements
