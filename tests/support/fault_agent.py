@@ -216,12 +216,26 @@ def declaration(name: str) -> dict[str, Any]:
             "state": {"snapshots": True, "deltas": True},
             "reasoning": {"supported": True, "streaming": True},
             "humanInTheLoop": {"feedback": True},
+            "custom": {"a2ui": {"v0.9": {"supportedCatalogIds": [_a2ui_catalog()]}}},
         }
     return {
         "identity": {"name": f"Fault: {name}", "description": FAULTS.get(name, "")},
         "transport": {"streaming": True},
         "state": {"snapshots": True, "deltas": True},
     }
+
+
+def _a2ui_catalog() -> str:
+    from tests.support.a2ui_agent import CATALOG
+
+    return CATALOG
+
+
+def _a2ui_operations() -> list[dict[str, Any]]:
+    """The hostile A2UI surface (tests/support/a2ui_agent.py), markup and script URLs in every part."""
+    from tests.support.a2ui_agent import surface_operations
+
+    return surface_operations()
 
 
 def script_payload_run() -> list[dict[str, Any]]:
@@ -267,6 +281,12 @@ def script_payload_run() -> list[dict[str, Any]]:
             "messageId": "activity" + PAYLOADS[3],
             "activityType": "evil" + PAYLOADS[1],
             "content": {"title": P, "url": URL_PAYLOADS[0], "image": URL_PAYLOADS[6], "items": [P]},
+        },
+        {
+            "type": "ACTIVITY_SNAPSHOT",
+            "messageId": "a2ui-surface-evil",
+            "activityType": "a2ui-surface",
+            "content": {"a2ui_operations": _a2ui_operations()},
         },
         _finished(),
     ]

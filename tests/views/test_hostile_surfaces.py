@@ -199,6 +199,8 @@ async def test_nothing_a_hostile_agent_or_person_writes_runs_on_any_page(hostile
     shown = ("catalogue", "conversation (after reload)", "shared page (another person)", "admin declarations")
     for name in (*shown, "failed conversation", "admin failed run"):
         assert SHOWN_AS_TEXT in seen[name], name
+    if hostile.protocol == "agui":  # its A2UI surface is drawn, its refusals noted
+        assert "data-a2ui-refused" in seen["conversation (after reload)"]
     assert "onerror" in seen["conversations"]  # the person's own name for it, as text
 
     # Every file of the run goes out as a download, whatever the agent named or labelled it.
