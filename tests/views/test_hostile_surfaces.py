@@ -6,6 +6,7 @@ the product hands over goes out as a download: nosniff, attachment, a type from 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from tests.a2a.test_a2a_runs import a2a_endpoint
 from tests.factories import make_endpoint, make_user
 from tests.support import hostile_external
 from tests.support.a2a_agent import A2ATestAgent, with_payloads
-from tests.support.fault_agent import PAYLOADS, SHOWN_AS_TEXT, FaultAgentServer, P
+from tests.support.fault_agent import PAYLOADS, SHOWN_AS_TEXT, URL_PAYLOADS, FaultAgentServer, P
 from tests.support.htmx import HtmxClient
 from tests.support.inert import assert_pages_inert
 from tests.support.waiting import eventually, settle
@@ -232,3 +233,29 @@ async def test_an_edit_of_markup_is_text_to_the_person_and_to_the_admin(hostile:
 
 def test_the_protocols_named_are_every_protocol_the_product_speaks():
     assert sorted(PROTOCOLS) == sorted(value for value, _ in AgentEndpoint.Protocol.choices)
+
+
+async def test_arguments_a_person_edits_into_markup_are_text_to_them_a_reader_and_the_admin(fault_agent):
+    endpoint = await sync_to_async(make_endpoint)(
+        slug="asks", name="Asks", base_url=fault_agent.url_for("long-lines")
+    )
+    owner = await sync_to_async(make_user)("owner", perms=["approve_actions", "view_reasoning"])
+    person = await signed_in(owner)
+    staff = await signed_in(await sync_to_async(make_user)(superuser=True))
+    run, _ = await run_to_end(person, endpoint.slug, "Send it")
+    assert run.status == Run.Status.INTERRUPTED, run.error
+    edited = {"to": P, "link": URL_PAYLOADS[0]}
+    decided = await person.post(
+        f"/runs/{run.pk}/decide/", {"decision-ask-1": "edit", "edited-ask-1": json.dumps(edited)}
+    )
+    assert decided.status_code in (200, 302), decided.content.decode()[:500]
+    await settle(20)
+    share = await person.post(f"/conversations/{run.conversation_id}/share/", {"audience": "signed-in"})
+    assert share.status_code == 302
+    link = await SharedLink.objects.alatest("created_at")
+    seen = await pages_of(person, {"conversation": run.conversation.get_absolute_url(), "inbox": "/inbox/"})
+    seen |= await pages_of(await signed_in(await sync_to_async(make_user)("reader", everyday=True)),
+                           {"shared page": link.get_absolute_url()})  # fmt: skip
+    seen |= await pages_of(staff, {"admin run": f"/admin/agents_ui/run/{run.pk}/change/"})
+    assert_pages_inert(seen)
+    assert "window.__pwned" in seen["conversation"] and "window.__pwned" in seen["shared page"]
