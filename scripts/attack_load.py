@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import PASSWORD, RUN_ID, Person, Stats, Uvicorn, free_port, setup_database
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support.inert reads the pages
 
 # attack -> the fault agent's path and query ({fault} is the fault agent, {port} a port nothing uses).
 ATTACKS = {
@@ -44,7 +45,12 @@ ATTACKS = {
     "redos": "redos",
     "bad-utf8": "bad-utf8",
     "redirect-port": "redirect-port?to=http://127.0.0.1:{port}/",
+    # Stored script: every field it controls, then every page it lands on read for what would run.
+    "script-payloads": "script-payloads",
+    "error-payloads": "error-payloads",
 }
+# The pages a stored payload lands on, read after the run ({slug}, {conversation}).
+PAYLOAD_PAGES = ["/", "/agents/{slug}/", "/agents/{slug}/c/{conversation}/", "/conversations/", "/inbox/"]
 # Not an agent's attack, but one on the same bound of the server: a 100 MB request body.
 BODY_ATTACK = "huge-request-body"
 OTHER_PAGES = ["/", "/conversations/", "/agents/research-assistant/"]
@@ -159,6 +165,8 @@ async def attack(person: Person, name: str, until: float) -> str:
         said += (
             f"; decision answered in {time.monotonic() - started:.2f} s: {note[-1].strip() if note else ''}"
         )
+    if name in ("script-payloads", "error-payloads"):
+        said += "; " + await active_markup(person, slug, response.text)
     if name == "endless":  # the conversation the attack leaves, opened again
         conversation = re.search(r'id="conversation-id"\s+value="([0-9a-f-]{36})"', response.text)
         if conversation:
@@ -169,6 +177,22 @@ async def attack(person: Person, name: str, until: float) -> str:
                 reloads.append(time.monotonic() - started)
             said += f"; its conversation reloads in {max(reloads):.2f} s ({len(page.content) // 1024} KB)"
     return said
+
+
+async def active_markup(person: Person, slug: str, sent: str) -> str:
+    """Every page the payloads land on, read as a browser would: what in them would run or load."""
+    from tests.support.inert import ActiveMarkup
+
+    conversation = re.search(r'id="conversation-id"\s+value="([0-9a-f-]{36})"', sent)
+    found: list[str] = []
+    pages = [
+        p.format(slug=slug, conversation=conversation.group(1) if conversation else "") for p in PAYLOAD_PAGES
+    ]
+    for page in pages if conversation else pages[:2]:
+        parser = ActiveMarkup()
+        parser.feed((await person.client.get(page)).text)
+        found += [f"{page}: {what}" for what in parser.found]
+    return f"{len(pages)} pages read, nothing active" if not found else f"ACTIVE: {found[:3]}"
 
 
 async def measure(product: Uvicorn, names: list[str], seconds: float) -> list[dict]:
@@ -248,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     worst_rss = max(r["rss_mb_peak"] for r in results)
     worst_page = max((r["page_max_s"] or 0) for r in results)
     errors = sum(len(r["page_errors"]) for r in results)
+    errors += sum("ACTIVE:" in r["attacker_saw"] for r in results)
     print(
         f"\nworst: server memory {worst_rss} MB, another user's slowest page {worst_page} s, "
         f"{errors} page errors"
