@@ -69,6 +69,16 @@ def hostile_endpoint(request, live_url, fault_agent):
         yield endpoint, ask
 
 
+# The text reaching past the window's right edge, to name what widens a page.
+WIDEST = """(() => {
+  const found = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node; (node = walker.nextNode()) && found.length < 3;) {
+    const range = document.createRange(); range.selectNodeContents(node);
+    if (range.getBoundingClientRect().right + scrollX > innerWidth + 1)
+      found.push(`${node.parentElement.tagName}.${node.parentElement.className}: ${node.data.slice(0, 60)}`);
+  } return found; })()"""
+
+
 class Watched:
     """A page whose dialogs and requests to other origins are recorded."""
 
@@ -93,7 +103,7 @@ class Watched:
                 element.hover(timeout=1000)
         assert_nothing_ran(page, where)
         width, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-        assert width <= window, f"{where}: {width} px wide in a {window} px window"
+        assert width <= window, f"{where}: {width} px wide in a {window} px window: {page.evaluate(WIDEST)}"
         assert self.dialogs == [], f"{where}: dialogs {self.dialogs}"
         assert self.elsewhere == [], f"{where}: requests to other origins {self.elsewhere}"
         html = page.content()  # before a screenshot, which leaves style="" on some elements
@@ -107,8 +117,18 @@ class Watched:
 def test_nothing_a_hostile_agent_or_person_writes_runs_in_the_browser(
     page: Page, live_url, signed_in, other_person, hostile_endpoint
 ):
+    every_page(page, live_url, signed_in, other_person, hostile_endpoint, "")
+
+
+@pytest.mark.parametrize("hostile_endpoint", ["external"], indirect=True)
+def test_at_phone_width_too(page: Page, live_url, signed_in, other_person, hostile_endpoint):
+    page.set_viewport_size({"width": 390, "height": 844})
+    every_page(page, live_url, signed_in, other_person, hostile_endpoint, "phone-")
+
+
+def every_page(page: Page, live_url, signed_in, other_person, hostile_endpoint, size: str) -> None:
     endpoint, ask = hostile_endpoint
-    tag = f"{endpoint.protocol}-"
+    tag = f"{size}{endpoint.protocol}-"
     watched = Watched(page, live_url, tag)
     signed_in(make_user(superuser=True))
     seen: dict[str, str] = {}
@@ -148,6 +168,7 @@ def test_nothing_a_hostile_agent_or_person_writes_runs_in_the_browser(
     page.goto(f"{live_url}{run.conversation.get_absolute_url()}")
     link = make_link(page)
     reader = other_person(make_user(everyday=True))
+    reader.set_viewport_size(page.viewport_size)
     watched_reader = Watched(reader, live_url, tag)
     reader.goto(link)
     expect(reader.locator("#transcript")).to_contain_text(HOSTILE_TITLE)
