@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from agents_ui.endpoints.discovery import discover_one
 from agents_ui.models import AgentEndpoint, Conversation, Run, SharedLink, WaitingItem
 from tests.a2a.test_a2a_runs import a2a_endpoint
+from tests.demo.conftest import PNG_1PX
 from tests.factories import make_endpoint, make_user
 from tests.support import hostile_external
 from tests.support.a2a_agent import A2ATestAgent, with_payloads
@@ -259,3 +261,30 @@ async def test_arguments_a_person_edits_into_markup_are_text_to_them_a_reader_an
     seen |= await pages_of(staff, {"admin run": f"/admin/agents_ui/run/{run.pk}/change/"})
     assert_pages_inert(seen)
     assert "window.__pwned" in seen["conversation"] and "window.__pwned" in seen["shared page"]
+
+
+@pytest.mark.parametrize("hostile", ["external"], indirect=True)
+async def test_a_file_name_of_markup_is_text_to_the_person_a_reader_and_the_admin(hostile: Hostile):
+    owner = await sync_to_async(make_user)("owner", perms=["upload_files"])
+    person = await signed_in(owner)
+    staff = await signed_in(await sync_to_async(make_user)(superuser=True))
+    assert (await discover_one(hostile.endpoint, refresh=True)).status == "declared"
+    name = "<img src=x onerror=window.__pwned='upload'>.png"
+    upload = SimpleUploadedFile(name, PNG_1PX, "image/png")
+    response = await person.post(
+        f"/agents/{hostile.endpoint.slug}/send/", {"content": "Go", "attachment": upload}
+    )
+    assert response.status_code == 200, response.content.decode()[:500]
+    await settle(20)
+    run = await Run.objects.select_related("conversation__endpoint").alatest("created_at")
+    assert run.status == Run.Status.COMPLETED, run.error
+    share = await person.post(f"/conversations/{run.conversation_id}/share/", {"audience": "signed-in"})
+    assert share.status_code == 302
+    link = await SharedLink.objects.alatest("created_at")
+    seen = {"sent": response.content.decode()}
+    seen |= await pages_of(person, {"conversation": run.conversation.get_absolute_url()})
+    seen |= await pages_of(await signed_in(await sync_to_async(make_user)("reader", everyday=True)),
+                           {"shared page": link.get_absolute_url()})  # fmt: skip
+    seen |= await pages_of(staff, {"admin run": f"/admin/agents_ui/run/{run.pk}/change/"})
+    assert_pages_inert(seen)
+    assert "&lt;img src=x onerror=window.__pwned=" in seen["conversation"]
