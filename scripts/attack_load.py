@@ -51,6 +51,7 @@ from tests.support.public_hops import OTHER_PUBLIC, PUBLIC
 from tests.support.ssrf_site import SsrfSite
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support.inert reads the pages
 
 # attack -> the fault agent's path and query ({fault_port} is the fault agent's, {listener} the
 # internal listener's port).
@@ -63,7 +64,12 @@ ATTACKS = {
     "redos": "redos",
     "bad-utf8": "bad-utf8",
     "redirect-port": "redirect-port?to=http://127.0.0.1:{listener}/",
+    # Stored script: every field it controls, then every page it lands on read for what would run.
+    "script-payloads": "script-payloads",
+    "error-payloads": "error-payloads",
 }
+# The pages a stored payload lands on, read after the run ({slug}, {conversation}).
+PAYLOAD_PAGES = ["/", "/agents/{slug}/", "/agents/{slug}/c/{conversation}/", "/conversations/", "/inbox/"]
 # attack -> (protocol, base URL on the SSRF site: {site} its public URL, {listener} the listener's port).
 SSRF_ATTACKS = {
     "ssrf-redirect-chain": ("agui", "{site}/chain/2/loopback/agent"),
@@ -201,6 +207,8 @@ async def attack(person: Person, name: str, until: float) -> str:
         )
     if name == "image-flood-inside":  # every image the answer named, asked from the image proxy
         said += await ask_images(person, images)
+    if name in ("script-payloads", "error-payloads"):
+        said += "; " + await active_markup(person, slug, response.text)
     if name == "endless":  # the conversation the attack leaves, opened again
         conversation = re.search(r'id="conversation-id"\s+value="([0-9a-f-]{36})"', response.text)
         if conversation:
@@ -211,6 +219,22 @@ async def attack(person: Person, name: str, until: float) -> str:
                 reloads.append(time.monotonic() - started)
             said += f"; its conversation reloads in {max(reloads):.2f} s ({len(page.content) // 1024} KB)"
     return said
+
+
+async def active_markup(person: Person, slug: str, sent: str) -> str:
+    """Every page the payloads land on, read as a browser would: what in them would run or load."""
+    from tests.support.inert import ActiveMarkup
+
+    conversation = re.search(r'id="conversation-id"\s+value="([0-9a-f-]{36})"', sent)
+    found: list[str] = []
+    pages = [
+        p.format(slug=slug, conversation=conversation.group(1) if conversation else "") for p in PAYLOAD_PAGES
+    ]
+    for page in pages if conversation else pages[:2]:
+        parser = ActiveMarkup()
+        parser.feed((await person.client.get(page)).text)
+        found += [f"{page}: {what}" for what in parser.found]
+    return f"{len(pages)} pages read, nothing active" if not found else f"ACTIVE: {found[:3]}"
 
 
 async def ask_images(person: Person, urls: set[str], *, at_once: int = 6) -> str:
@@ -337,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     worst_page = max((r["page_max_s"] or 0) for r in results)
     errors = sum(len(r["page_errors"]) for r in results)
     reached = sum(r["internal_connections"] for r in results)
+    errors += sum("ACTIVE:" in r["attacker_saw"] for r in results)
     print(
         f"\nworst: server memory {worst_rss} MB, another user's slowest page {worst_page} s, "
         f"{errors} page errors, {reached} internal connections"

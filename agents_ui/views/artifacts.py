@@ -4,6 +4,7 @@ the bytes, from the agent's API or from a file it sent inline in a task's artifa
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -52,10 +53,20 @@ def served_type(file: ArtifactFile) -> str:
     return "application/octet-stream"
 
 
+# In a name the agent chose: what a header parser could read as the end of the name (a quote, a
+# backslash escape), a path, or a control character.
+_UNSAFE_IN_NAME = re.compile(r'["\\/\x00-\x1f\x7f]')
+
+
+def saved_name(name: str) -> str:
+    """The file name a download is saved under: the agent's, with nothing a parser could misread."""
+    return _UNSAFE_IN_NAME.sub("_", name).strip(" .")[:200] or "download"
+
+
 def file_download(file: ArtifactFile) -> HttpResponse:
     """The browser is told to save the file, never to sniff or render it."""
     response = HttpResponse(file.data, content_type=served_type(file))
-    response["Content-Disposition"] = content_disposition_header(True, file.name)
+    response["Content-Disposition"] = content_disposition_header(True, saved_name(file.name))
     response["X-Content-Type-Options"] = "nosniff"
     response["Content-Security-Policy"] = "sandbox; default-src 'none'"
     return response

@@ -200,7 +200,7 @@ def test_a_hostile_surface_is_refused_or_bounded_with_notes_and_nothing_runs(
         # The activity of a type without a renderer is a card with its content, never dropped.
         card = last_run(page).locator('[data-activity="PLAN"] [data-activity-card]')
         expect(card).to_contain_text("Search")
-        assert page.evaluate("window.__owned") is None
+        assert page.evaluate("window.__pwned") is None
         hrefs = page.evaluate("[...document.querySelectorAll('[href],[src]')].map(e => e.href || e.src)")
         assert not [h for h in hrefs if h.lower().startswith(("javascript:", "data:text"))]
         handlers = page.evaluate(

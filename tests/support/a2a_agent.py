@@ -10,11 +10,13 @@ with that edit (an extra skill, a signature), only to a request carrying `X-Api-
 (`key_set_requests` counts them). What it answers:
 
 - "ask ...": input-required ("Which colour?"); the answer in the same task completes it, echoing it;
-- "fail": failed, with a reason; "reject": rejected; "auth": auth-required (the next message in the
+- "fail": failed, with a reason ("fail-payloads...": the reason is markup and script);
+  "reject": rejected; "auth": auth-required (the next message in the
   same task completes it);
 - "slow": ten text chunks, half a second apart (to stop);
 - "weather": a tool call and its result as Google ADK's A2A exposure sends them (DataParts marked
   `adk_type` function_call / function_response in working updates), then the answer;
+- "payloads...": markup and script in every part (`_payloads`);
 - a file part: an artifact naming it; anything else: an echo artifact streamed in three chunks,
   a data artifact, and a closing message.
 """
@@ -79,6 +81,8 @@ class EchoExecutor(AgentExecutor):
         elif text.startswith("ask"):
             self.asked.add(task_id)
             await updater.requires_input(say([pb.Part(text="Which colour?")]))
+        elif text.startswith("fail-payloads"):
+            await updater.failed(say([pb.Part(text=P)]))
         elif text == "fail":
             await updater.failed(say([pb.Part(text="The echo chamber collapsed.")]))
         elif text == "reject":
@@ -95,7 +99,7 @@ class EchoExecutor(AgentExecutor):
             await asyncio.sleep(1.5)  # the call is seen running before its result arrives
             await updater.update_status(pb.TASK_STATE_WORKING, say([adk_part("function_response", result)]))
             await updater.complete(say([pb.Part(text="It is 21 degrees in Paris.")]))
-        elif text == "payloads":
+        elif text.startswith("payloads"):
             await self._payloads(updater)
         elif text == "slow":
             for n in range(10):

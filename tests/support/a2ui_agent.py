@@ -11,15 +11,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.support.fault_agent import PAYLOADS, URL_PAYLOADS
 from tests.support.live_server import ThreadedUvicorn
 
-__all__ = ["EVIL", "HostileA2uiServer", "events"]
+__all__ = ["CATALOG", "EVIL", "HostileA2uiServer", "events", "surface_operations"]
 
 CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
-EVIL = '"><script>window.__owned = 1</script><img src=x onerror="window.__owned = 1">'
+# From the one catalogue of payloads (tests/support/fault_agent.py): each sets window.__pwned if it runs.
+EVIL = PAYLOADS[3] + PAYLOADS[1]
+SCRIPT_URL = URL_PAYLOADS[0]
 
 
-def _surface() -> list[dict[str, Any]]:
+def surface_operations() -> list[dict[str, Any]]:
     deep = [{"id": f"d{i}", "component": "Column", "children": [f"d{i + 1}"]} for i in range(300)]
     components = [
         {
@@ -28,21 +31,21 @@ def _surface() -> list[dict[str, Any]]:
             "children": ["t", "img", "vid", "aud", "link", "list", "d0", "loop"],
         },
         {"id": "t", "component": "Text", "text": EVIL + " **still words**"},
-        {"id": "img", "component": "Image", "url": "javascript:window.__owned=1", "description": EVIL},
-        {"id": "vid", "component": "Video", "url": "data:text/html;base64,PHNjcmlwdD4="},
+        {"id": "img", "component": "Image", "url": SCRIPT_URL, "description": EVIL},
+        {"id": "vid", "component": "Video", "url": URL_PAYLOADS[5]},
         {"id": "aud", "component": "AudioPlayer", "url": {"path": "/evil"}},
         {
             "id": "link",
             "component": "Button",
             "child": "t",
-            "action": {"functionCall": {"call": "openUrl", "args": {"url": "javascript:window.__owned=1"}}},
+            "action": {"functionCall": {"call": "openUrl", "args": {"url": SCRIPT_URL}}},
         },
         {"id": "list", "component": "List", "children": {"path": "/items", "componentId": "item"}},
         {"id": "item", "component": "Text", "text": {"path": "n"}},
         {"id": "loop", "component": "Card", "child": "loop"},
         *deep,
     ]
-    data = {"evil": "javascript:window.__owned=1", "items": [{"n": f"item {i}"} for i in range(5000)]}
+    data = {"evil": SCRIPT_URL, "items": [{"n": f"item {i}"} for i in range(5000)]}
     return [
         {
             "version": "v0.9",
@@ -64,7 +67,7 @@ def events(run_input: dict[str, Any]) -> list[dict[str, Any]]:
             "type": "ACTIVITY_SNAPSHOT",
             "messageId": "a2ui-surface-evil",
             "activityType": "a2ui-surface",
-            "content": {"a2ui_operations": _surface()},
+            "content": {"a2ui_operations": surface_operations()},
         },
         {
             "type": "ACTIVITY_SNAPSHOT",

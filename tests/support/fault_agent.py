@@ -31,10 +31,14 @@ from tests.support.live_server import ThreadedUvicorn
 __all__ = [
     "FAULTS",
     "LONG_LINE",
+    "MARKDOWN_FORMS",
     "PAYLOADS",
     "REDOS_PATTERN",
     "SAID_AFTER",
     "SAID_BEFORE",
+    "SHOWN_AS_TEXT",
+    "URL_MARKDOWN",
+    "URL_PAYLOADS",
     "FaultAgentServer",
     "application",
     "refused_url",
@@ -68,6 +72,7 @@ FAULTS: dict[str, str] = {
     "huge-declaration": "declares its capabilities in a 10 MB document",
     "no-finish": "ends the stream without RUN_FINISHED or RUN_ERROR",
     "script-payloads": "puts HTML and script in every field it controls (declaration and run)",
+    "error-payloads": "ends its run with an error whose code and message are markup and script",
     # Hostile agents: each attack the product must survive with its bounds.
     "endless": "never ends its answer: 64 KB of text after 64 KB, for ever",
     "drip-forever": "sends a frame that never ends, one byte per ?delay= seconds, for ever",
@@ -80,7 +85,8 @@ FAULTS: dict[str, str] = {
     "long-lines": "puts a 5,000-character unbroken line in its answer, tool arguments, state and approval",
 }
 
-# Each would set window.__pwned if a browser ever executed it.
+# The one catalogue of hostile payloads. Each would set window.__pwned (to the name of what it tried)
+# if a browser ever executed it; the browser tests read window.__pwned, the others `tests/support/inert.py`.
 PAYLOADS = [
     "<script>window.__pwned='script'</script>",
     "<img src=x onerror=\"window.__pwned='img'\">",
@@ -90,6 +96,17 @@ PAYLOADS = [
     "<a href=\"javascript:window.__pwned='link'\">click</a>",
     "<iframe srcdoc=\"<script>parent.__pwned='iframe'</script>\"></iframe>",
     "{{ 7*7 }}{% now 'Y' %}",
+    "<details open ontoggle=\"window.__pwned='details'\">d</details>",
+    "<a href=\"&#x6A;&#x61;vascript&colon;window.__pwned='entity-href'\">entity</a>",
+    "<form action=\"javascript:window.__pwned='form'\">"
+    "<button formaction=\"javascript:window.__pwned='button'\">go</button></form>",
+    '<object data="javascript:window.__pwned=\'object\'"></object><embed src="javascript:1">',
+    "<math><mi xlink:href=\"javascript:window.__pwned='math'\">m</mi></math>",
+    "<style>@import 'https://evil.example/x.css';body{background:url(javascript:window.__pwned='css')}</style>",
+    "<b style=\"background:url(javascript:window.__pwned='style')\">css</b>",
+    '<base href="https://evil.example/"><meta http-equiv="refresh" content="0;url=javascript:1">',
+    "$$\\href{javascript:window.__pwned='katex'}{x}$$ "
+    "$\\unknown{<img src=x onerror=window.__pwned='katex-error'>}$",
 ]
 P = " ".join(PAYLOADS)
 # Links and images an agent writes, in the spellings validators have missed: each would run a script
@@ -102,8 +119,27 @@ URL_PAYLOADS = [
     "vbscript:msgbox(1)",
     "data:text/html;base64,PHNjcmlwdD53aW5kb3cuX19wd25lZD0nZGF0YSc8L3NjcmlwdD4=",
     "data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9IndpbmRvdy5fX3B3bmVkPSdzdmcnIi8+",
+    "javascript&colon;window.__pwned='colon'",
+    "\x01javascript:window.__pwned='control'",
+    "DATA:text/html,<script>window.__pwned='data-plain'</script>",
+    "data:image/svg+xml,<svg onload=window.__pwned='svg-plain'/>",
+    "//evil.example/pixel.png",
 ]
 URL_MARKDOWN = " ".join(f"[link {n}]({u}) ![image {n}]({u}) <{u}>" for n, u in enumerate(URL_PAYLOADS))
+# Markdown's other ways to write a link or an image: references, and a definition with a title.
+MARKDOWN_FORMS = "\n".join(
+    [
+        "[by reference][evil] ![image by reference][evil-image] [evil] [shortcut-svg]",
+        "",
+        "[evil]: javascript:window.__pwned='reference' \"title\"",
+        f"[evil-image]: {URL_PAYLOADS[6]}",
+        f"[shortcut-svg]: {URL_PAYLOADS[5]}",
+        "",
+        "<javascript:window.__pwned='autolink'> www.javascript:window.__pwned='linkify'",
+    ]
+)
+# Words the product may show an agent's or a person's text with, for tests to find it shown as text.
+SHOWN_AS_TEXT = "&lt;script&gt;window.__pwned"
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -155,7 +191,7 @@ def declaration(name: str) -> dict[str, Any]:
             "transport": {"streaming": True},
             "humanInTheLoop": {"interrupts": True, "approvals": True},
         }
-    if name == "script-payloads":
+    if name in ("script-payloads", "error-payloads"):
         return {
             "identity": {"name": f"Evil {PAYLOADS[0]}", "description": P, "provider": P, "version": P},
             "transport": {"streaming": True},
@@ -180,6 +216,7 @@ def declaration(name: str) -> dict[str, Any]:
             "state": {"snapshots": True, "deltas": True},
             "reasoning": {"supported": True, "streaming": True},
             "humanInTheLoop": {"feedback": True},
+            "custom": {"a2ui": {"v0.9": {"supportedCatalogIds": [_a2ui_catalog()]}}},
         }
     return {
         "identity": {"name": f"Fault: {name}", "description": FAULTS.get(name, "")},
@@ -188,13 +225,26 @@ def declaration(name: str) -> dict[str, Any]:
     }
 
 
+def _a2ui_catalog() -> str:
+    from tests.support.a2ui_agent import CATALOG
+
+    return CATALOG
+
+
+def _a2ui_operations() -> list[dict[str, Any]]:
+    """The hostile A2UI surface (tests/support/a2ui_agent.py), markup and script URLs in every part."""
+    from tests.support.a2ui_agent import surface_operations
+
+    return surface_operations()
+
+
 def script_payload_run() -> list[dict[str, Any]]:
     """A run whose every agent-controlled field carries a payload."""
     markdown = (
         f"# Title {PAYLOADS[0]}\n\n{P}\n\n[click me](javascript:window.__pwned='md-link') "
         "![img](javascript:window.__pwned='md-img') <b onmouseover=\"window.__pwned='b'\">bold</b>\n\n"
         "| a | b |\n|---|---|\n| <script>window.__pwned='table'</script> | x |\n\n"
-        f"{URL_MARKDOWN}\n"
+        f"{URL_MARKDOWN}\n\n{MARKDOWN_FORMS}\n"
     )
     return [
         {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
@@ -231,6 +281,12 @@ def script_payload_run() -> list[dict[str, Any]]:
             "messageId": "activity" + PAYLOADS[3],
             "activityType": "evil" + PAYLOADS[1],
             "content": {"title": P, "url": URL_PAYLOADS[0], "image": URL_PAYLOADS[6], "items": [P]},
+        },
+        {
+            "type": "ACTIVITY_SNAPSHOT",
+            "messageId": "a2ui-surface-evil",
+            "activityType": "a2ui-surface",
+            "content": {"a2ui_operations": _a2ui_operations()},
         },
         _finished(),
     ]
@@ -478,6 +534,10 @@ async def _run(name: str, query: dict[str, str], x: _Exchange) -> None:
     elif name == "script-payloads":
         await x.sse()
         for event in script_payload_run():
+            await x.body(_frame(event))
+    elif name == "error-payloads":
+        await x.sse()
+        for event in [*_opening(), {"type": "RUN_ERROR", "message": P, "code": PAYLOADS[1]}]:
             await x.body(_frame(event))
     else:
         await x.json(404, {"error": {"code": "not_found", "message": "no such fault"}})

@@ -6,10 +6,16 @@ from html.parser import HTMLParser
 
 
 class ActiveMarkup(HTMLParser):
-    """Collects what a browser would execute: scripts that are not the product's own, inline event
-    handlers, javascript: URLs, and frames or plug-ins."""
+    """Collects what a browser would execute or load for the agent: scripts that are not the product's
+    own, inline event handlers, javascript: URLs, frames or plug-ins, styles that are not the
+    product's (CSS injection), a <base> or a refresh, and anything loaded from another origin."""
 
-    URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "xlink:href", "data", "srcdoc"})
+    URL_ATTRIBUTES = frozenset(
+        {"href", "src", "action", "formaction", "xlink:href", "data", "srcdoc", "poster", "background"}
+        | {"ping"}
+    )
+    # Attributes whose address the browser loads by itself, without a click.
+    LOADED = frozenset({"src", "poster", "background", "srcset", "data"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -24,11 +30,22 @@ class ActiveMarkup(HTMLParser):
             self._in_script = True
             if "nonce" not in values and not (values.get("src") or "").startswith("/static/"):
                 self.found.append(f"<script {values}>")
+        if tag == "style" and "nonce" not in values:
+            self.found.append("<style> without the page's nonce")
+        if tag == "base" or (tag == "meta" and (values.get("http-equiv") or "").lower() == "refresh"):
+            self.found.append(f"<{tag} {values}>")
+        if tag == "link" and _elsewhere(values.get("href") or ""):
+            self.found.append(f"<link {values}>")
         for name, value in attrs:
             if name.startswith("on"):
                 self.found.append(f"<{tag} {name}={value!r}>")
+            if name == "style":
+                self.found.append(f"<{tag} style={value!r}>")
             if name in self.URL_ATTRIBUTES and _active_address(value or ""):
                 self.found.append(f"<{tag} {name}={value!r}>")
+            addresses = [v.split()[0] for v in (value or "").split(",") if v.strip()]
+            if name in self.LOADED and any(_elsewhere(a) for a in addresses):
+                self.found.append(f"<{tag} {name}={value!r}> loads from another origin")
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "script":
@@ -51,6 +68,12 @@ def _active_address(value: str) -> bool:
     if scheme.startswith(("javascript:", "vbscript:")):
         return True
     return scheme.startswith("data:") and not scheme.startswith(_RASTER_DATA)
+
+
+def _elsewhere(value: str) -> bool:
+    """An address on another origin (absolute, or protocol-relative): the page must load none."""
+    address = "".join(c for c in value if c > " " and c != "\x7f").lower().replace("\\", "/")
+    return address.startswith(("http:", "https:", "//", "ftp:"))
 
 
 def assert_inert(html: str) -> None:

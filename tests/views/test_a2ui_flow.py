@@ -18,8 +18,11 @@ from agents_ui.demo.agui.running import run_agent
 from agents_ui.models import Run
 from agents_ui.runs.event_log import replay
 from agents_ui.sdk import a2ui
+from agents_ui.sdk.a2ui.catalog import MAX_TEXT
 from tests.factories import make_endpoint, make_user
+from tests.support.fault_agent import PAYLOADS
 from tests.support.htmx import HtmxClient
+from tests.support.inert import assert_pages_inert
 from tests.support.waiting import settle
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -231,3 +234,27 @@ async def test_only_a2ui_surfaces_of_the_persons_own_runs_take_actions(fake_serv
     other = HtmxClient()
     await other.aforce_login(await sync_to_async(make_user)())
     assert (await other.post(f"/runs/{run.pk}/a2ui/", form)).status_code == 404
+
+
+async def test_markup_a_person_types_into_a_form_is_text_where_it_is_shown_back(fake_server):
+    """The notes field of the booking form, filled with every payload of the catalogue: the answer
+    saying what was sent, the conversation after a reload and the agent's next surface hold none
+    of it as markup."""
+    client = await browse(fake_server)
+    await client.post("/agents/booking-desk/send/", {"content": "hello"})
+    await settle()
+    run = await latest()
+    activity_id, surface = await sync_to_async(surface_of)(run)
+    notes = " ".join(PAYLOADS)[:MAX_TEXT]
+    day = (date.today() + timedelta(days=3)).isoformat()
+    form = {
+        "activity": activity_id, "surface": surface.id, "a2ui-action": "book|/",
+        "a2ui:/booking/date": day, "a2ui:/booking/room": "garden", "a2ui:/booking/guests": "2",
+        "a2ui:/booking/notes": notes,
+    }  # fmt: skip
+    sent = (await client.post(f"/runs/{run.pk}/a2ui/", form)).content.decode()
+    await settle()
+    assert client.received[-1]["forwardedProps"]["a2uiAction"]["userAction"]["context"]["notes"] == notes
+    page = (await client.get(run.conversation.get_absolute_url())).content.decode()
+    assert_pages_inert({"what was sent": sent, "conversation": page})
+    assert "&lt;script&gt;window.__pwned" in page
