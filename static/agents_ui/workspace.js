@@ -224,6 +224,7 @@
   // A stream cut (its server stopped, the network went away) comes back by itself: the browser asks
   // again with the last frame it had (Last-Event-ID), and htmx, when it makes a new connection,
   // passes it as the cursor. Meanwhile the run says it is reconnecting, never that it failed.
+  var RECONNECTING = "Reconnecting… The answer goes on meanwhile, and shows here once the connection is back.";
   var cursors = {}, create = (window.htmx && htmx.createEventSource) || function (url) { return new EventSource(url, { withCredentials: true }); };
   if (window.htmx) htmx.createEventSource = function (url) {
     var at = cursors[url];
@@ -238,7 +239,7 @@
     if (stream && id) cursors[stream.getAttribute("sse-connect")] = id;
     reconnecting(event, "");
   });
-  on(document.body, "htmx:sseError", function (event) { if (!event.target.closest("[data-closed]")) reconnecting(event, "Reconnecting…"); });
+  on(document.body, "htmx:sseError", function (event) { if (!event.target.closest("[data-closed]")) reconnecting(event, RECONNECTING); });
   on(document.body, "htmx:sseOpen", function (event) { reconnecting(event, ""); });
   on(document.body, "htmx:sseClose", function (event) { reconnecting(event, ""); });
 

@@ -4,7 +4,8 @@ after, and a backend that dies closes the connections it held (the browser sees 
 
 It runs its own event loop in a thread of the test process, on a free loopback port, and notes the
 request line (and Last-Event-ID) of each request it passes, with the backend that got it, so that
-a test can tell which process serves a stream.
+a test can tell which process serves a stream. `refuse()` closes every connection it holds and
+each new one at once (the network gone, for the browser), until `accept()`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class RoundRobinProxy:
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="round-robin-proxy", daemon=True)
         self._server: asyncio.Server | None = None
+        self._open: set[asyncio.StreamWriter] = set()
+        self._refusing = False
 
     @property
     def url(self) -> str:
@@ -52,6 +55,19 @@ class RoundRobinProxy:
         if self._loop.is_running():
             self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
+
+    def refuse(self) -> None:
+        """Every connection cut, and every new one closed as it comes, until `accept()`."""
+
+        def cut() -> None:
+            self._refusing = True
+            for writer in list(self._open):
+                writer.close()
+
+        self._loop.call_soon_threadsafe(cut)
+
+    def accept(self) -> None:
+        self._loop.call_soon_threadsafe(setattr, self, "_refusing", False)
 
     def streams(self, run_id: str) -> list[Passed]:
         """The requests for the run's event stream, in the order they came."""
@@ -84,11 +100,12 @@ class RoundRobinProxy:
         return None
 
     async def _handle(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
-        found = await self._connect()
+        found = None if self._refusing else await self._connect()
         if found is None:
             client_writer.close()
             return
         port, reader, writer = found
+        self._open.add(client_writer)
 
         async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter, upstream: bool) -> None:
             pending = b""
@@ -105,6 +122,7 @@ class RoundRobinProxy:
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            self._open.discard(client_writer)
             for task in tasks:
                 task.cancel()
             for side in (writer, client_writer):
