@@ -102,6 +102,8 @@ async def _sent(
     view = RunView(run, transcript, plan, can_approve=not plan["approvals"].disabled, live=live)
     if queue.separate() and run.status == Run.Status.PENDING:
         view.queued_ahead = await sync_to_async(queue.ahead_of)(run)
+    # The templates' `user` is the one this request has (request.user would read it again).
+    request.user = user = await request.auser()
     sent = TemplateResponse(
         request,
         "agents_ui/workspace.html#sent",
@@ -110,10 +112,10 @@ async def _sent(
             "message": message,
             "conversation": conversation,
             "client_token": new_client_token(),
-            "allowance": await allowance(plan, conversation.endpoint_id, await request.auser()),
+            "allowance": await allowance(plan, conversation.endpoint_id, user),
             # The page had no conversation yet: its empty state goes, and the side list gains this one.
             "first_turn": not request.POST.get("conversation"),
-            "recent": await recent_conversations(await request.auser(), conversation.endpoint),
+            "recent": await recent_conversations(user, conversation.endpoint),
             "endpoint": conversation.endpoint,
         },
     )
