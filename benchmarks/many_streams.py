@@ -245,6 +245,8 @@ class SseFollower(asyncio.Protocol):
             self._closed.set_result(None)
 
     def _frame(self, frame: bytes, received_us: int) -> None:
+        while frame.startswith((b"id: ", b"retry: ")):  # a frame's cursor, and when to ask again
+            frame = frame.partition(b"\n")[2]
         if frame.startswith(b"event: done"):
             self.done = True
             return

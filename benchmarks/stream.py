@@ -9,14 +9,20 @@ This process is the browser: it signs in, sends a message through POST /agents/<
 htmx composer does), then reads /runs/<id>/events/ as an SSE client, counting "update" frames, bytes
 and text-append fragments. The time is from sending the message to the "done" event. A second, paced
 run measures the latency the product adds: each delta carries the time it was sent, read back from
-the fragments the browser receives. The paced agent (a delta every 5 ms) is faster than the 30 swaps
-a second a message gets, so its deltas wait for the next swap (half an interval, about 17 ms, on
-median); a third, steady agent (a word every 50 ms, under the cap) measures the latency of a word
-sent at once.
+the fragments the browser receives. A stream sends a word at once when it finds the stream idle
+(no swap in the last 1/30 s) and coalesces only under pressure, so that a message gets at most 30
+text swaps a second:
+
+- `stream_added_latency_median_ms`: a steady agent (a word every 50 ms, under the cap): every word
+  finds the stream idle, and this is the latency the product adds to it;
+- `stream_coalesced_added_latency_median_ms`: a paced agent past the cap (a delta every 5 ms): its
+  deltas wait for the next swap, half an interval (about 17 ms) on median, never more than one
+  interval; that is the price of the cap, which no stream under it can beat, shown beside it;
+- `stream_text_swaps_per_s_per_message`: the most swaps one message got in a second, of all runs.
 
 Usage: python benchmarks/stream.py [--json] [--events N] [--profile]
 Targets: stream_agent_events_per_s >= 20,000 on one worker; stream_text_swaps_per_s_per_message <= 30;
-stream_steady_added_latency_median_ms < 5.
+stream_added_latency_median_ms < 5.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 TARGET_EVENTS_PER_S = 20_000
 TARGET_SWAPS_PER_S = 30
-TARGET_STEADY_LATENCY_MS = 5
+TARGET_LATENCY_MS = 5
 PACED_DELTAS = 300
 PACED_INTERVAL = 0.005
 # A steady agent, slower than the swap cap (20 words a second): each word is sent as it comes.
@@ -371,23 +377,34 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "stream_updates_sent": fast["updates"],
         "stream_bytes_sent": fast["bytes"],
         "stream_text_swaps": fast["swaps"],
-        "stream_text_swaps_per_s_per_message": fast["max_swaps_per_s"],
+        # The cap holds for every run: the most swaps one message got in a second, of all three.
+        "stream_text_swaps_per_s_per_message": max(
+            fast["max_swaps_per_s"], paced["max_swaps_per_s"], steady["max_swaps_per_s"]
+        ),
+        "stream_fast_text_swaps_per_s_per_message": fast["max_swaps_per_s"],
         "stream_paced_text_swaps_per_s_per_message": paced["max_swaps_per_s"],
-        "stream_added_latency_median_ms": round(statistics.median(paced["latencies"]), 2)
-        if paced["latencies"]
-        else None,
-        "stream_added_latency_p95_ms": round(statistics.quantiles(paced["latencies"], n=20)[18], 2)
-        if len(paced["latencies"]) >= 20
-        else None,
-        # The first word after the page's first frame, and every word of an agent under the cap.
-        "stream_steady_added_latency_median_ms": round(statistics.median(steady["latencies"]), 2)
-        if steady["latencies"]
-        else None,
         "stream_steady_text_swaps_per_s_per_message": steady["max_swaps_per_s"],
+        # A word that finds the stream idle (no swap in the last interval) is sent at once: every
+        # word of the steady agent, a word every 50 ms, under the cap.
+        "stream_added_latency_median_ms": _median(steady["latencies"]),
+        "stream_added_latency_p95_ms": _p95(steady["latencies"]),
+        # Under pressure (a word every 5 ms, past the cap) words wait for the next swap: bounded by
+        # the interval (1/30 s), half of it on median. No stream can do better with at most 30 swaps
+        # a second: this is what the cap costs, shown, not the figure of the idle case.
+        "stream_coalesced_added_latency_median_ms": _median(paced["latencies"]),
+        "stream_coalesced_added_latency_p95_ms": _p95(paced["latencies"]),
     }
     if args.profile:
         results["profile"] = profile_path
     return results
+
+
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 2) if values else None
+
+
+def _p95(values: list[float]) -> float | None:
+    return round(statistics.quantiles(values, n=20)[18], 2) if len(values) >= 20 else None
 
 
 UNITS = {
@@ -401,12 +418,14 @@ UNITS = {
     "stream_updates_sent": "frames",
     "stream_bytes_sent": "bytes",
     "stream_text_swaps": "fragments",
-    "stream_text_swaps_per_s_per_message": "swaps/s (max, target <= 30)",
-    "stream_paced_text_swaps_per_s_per_message": "swaps/s (max, target <= 30)",
-    "stream_added_latency_median_ms": "ms",
+    "stream_text_swaps_per_s_per_message": "swaps/s (max of all runs, target <= 30)",
+    "stream_fast_text_swaps_per_s_per_message": "swaps/s (max)",
+    "stream_paced_text_swaps_per_s_per_message": "swaps/s (max)",
+    "stream_steady_text_swaps_per_s_per_message": "swaps/s (max)",
+    "stream_added_latency_median_ms": "ms (a word that finds the stream idle, target < 5)",
     "stream_added_latency_p95_ms": "ms",
-    "stream_steady_added_latency_median_ms": "ms",
-    "stream_steady_text_swaps_per_s_per_message": "swaps/s (max, target <= 30)",
+    "stream_coalesced_added_latency_median_ms": "ms (words past the cap wait for the next swap)",
+    "stream_coalesced_added_latency_p95_ms": "ms",
     "profile": "",
 }
 
@@ -443,8 +462,8 @@ def main() -> None:
         swaps = results["stream_text_swaps_per_s_per_message"] <= TARGET_SWAPS_PER_S
         print(f"target_events_per_s_met: {met}")
         print(f"target_swaps_per_s_met: {swaps}")
-        steady = results["stream_steady_added_latency_median_ms"]
-        print(f"target_steady_latency_met: {steady is not None and steady < TARGET_STEADY_LATENCY_MS}")
+        idle = results["stream_added_latency_median_ms"]
+        print(f"target_latency_met: {idle is not None and idle < TARGET_LATENCY_MS}")
     if args.profile:
         print_profile(results["profile"])
 

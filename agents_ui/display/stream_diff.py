@@ -65,6 +65,28 @@ class StreamRenderer:
         self._plain = set()
         return html
 
+    def resume(self) -> str:
+        """A stream that goes on where the browser's last one stopped (a reconnect, perhaps to
+        another process): this renderer was given what the browser has (``first()`` at the browser's
+        cursor, its HTML not sent). What grows is sent whole once, so that this renderer and the
+        browser agree on where each text goes on: the live answers, the reasoning, the status.
+        The rest of the run (its tool calls, approvals and their forms, what is open) stays as the
+        person left it."""
+        view = self.view
+        view.settled = {}
+        parts = [self._swap("reasoning", view.context()), self._swap("status", view.context())]
+        self._reasoning = {r.id: r.text_length for r in view.transcript.reasoning}
+        for message in view.transcript.messages:
+            if message.id not in self._text or message.id in self._complete or not view.shows(message):
+                continue
+            parts.append(self._swap("message", view.context(answer=view.message_view(message))))
+            self._text[message.id] = message.text_length
+            self._settled[message.id] = view.settled.get(message.id, 0)
+            self._plain.discard(message.id)
+            if message.complete:
+                self._complete.add(message.id)
+        return "".join(parts)
+
     def update(self) -> str:
         if self._seen == self._now() and self.view.plan is self._seen_plan:
             html = self._text_growth()

@@ -78,13 +78,13 @@ class EventLogReader:
     def transcript(self) -> Transcript:
         return self.builder.transcript
 
-    def read(self, limit: int | None = None) -> int:
-        """Fold the events stored since the last read (at most `limit`); returns how many were read."""
-        rows = (
-            RunEvent.objects.filter(run_id=self.run_id, seq__gt=self.last_seq)
-            .order_by("seq")
-            .values_list("seq", "type", "payload")
-        )
+    def read(self, limit: int | None = None, *, upto: int | None = None) -> int:
+        """Fold the events stored since the last read (at most `limit`, none after the `upto`-th);
+        returns how many were read."""
+        rows = RunEvent.objects.filter(run_id=self.run_id, seq__gt=self.last_seq)
+        if upto is not None:
+            rows = rows.filter(seq__lte=upto)
+        rows = rows.order_by("seq").values_list("seq", "type", "payload")
         count = 0
         # Row by row from the database cursor: a run may hold tens of megabytes of events, and
         # a page must not hold them all at once on top of the transcript they fold into.

@@ -128,6 +128,11 @@ class LiveRun:
     def transcript(self) -> Transcript:
         return self.builder.transcript
 
+    @property
+    def seq(self) -> int:
+        """The seq of the last event folded (the event log's numbering): a stream's cursor."""
+        return self._seq
+
     def subscribe(self) -> asyncio.Event:
         """An event set whenever the run changes (and once now, so the first look is immediate)."""
         changed = asyncio.Event()

@@ -50,14 +50,24 @@ def check(conversation: Conversation, *, after: Run | None = None) -> None:
 
 
 def next_run(
-    conversation: Conversation, request: dict[str, Any], *, after: Run | None = None, client_token: str = ""
+    conversation: Conversation,
+    request: dict[str, Any],
+    *,
+    after: Run | None = None,
+    client_token: str = "",
+    new_thread: bool = False,
 ) -> Run:
     """Save the thread's next run (pending; the caller starts it). `after`: the run whose question it
-    answers, refused (`MovedOn`) once a later run exists. Raises `Busy` while a run is going on."""
-    with transaction.atomic():
-        check(conversation, after=after)
+    answers, refused (`MovedOn`) once a later run exists. Raises `Busy` while a run is going on.
+    `new_thread`: the conversation was made in the caller's transaction, so nothing of it can be going
+    on or waiting (neither is looked for), and nothing here refuses it: it needs no savepoint of its
+    own in the caller's transaction."""
+    with transaction.atomic(savepoint=not new_thread):
+        if not new_thread:
+            check(conversation, after=after)
         run = Run.objects.create(conversation=conversation, request=request, client_token=client_token)
         queue.wake_workers()  # with separate run workers: one claims it as this commits
-        waiting.close_earlier(conversation, run)
+        if not new_thread:
+            waiting.close_earlier(conversation, run)
     run.conversation = conversation
     return run

@@ -8,6 +8,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, OperationalError, transaction
+from django.db.models import prefetch_related_objects
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -28,6 +29,7 @@ from agents_ui.runs.inputs import RunRequest, host_context
 from agents_ui.runs.live import CHANGED_COURSE, live_run, start_run
 from agents_ui.runs.throttle import allowance, claim
 from agents_ui.sdk import sniff_mime_type
+from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
 from agents_ui.views.conversations import recent_conversations
 from agents_ui.views.htmx import HtmxHttpRequest
@@ -74,7 +76,7 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         start_run(run, plan)
     if from_inbox(request):  # a task's question answered in the inbox: its item is redrawn there
         return await answered_in_inbox(request)
-    return await _sent(request, run, message, plan)
+    return await _sent(request, run, message, plan, new=first)
 
 
 def check_discovery(discovery: Any) -> None:
@@ -88,16 +90,25 @@ def check_discovery(discovery: Any) -> None:
         )
 
 
-async def _sent(request: HtmxHttpRequest, run: Run, message: Message | None, plan: Plan) -> HttpResponse:
-    """The message and its run appended to the transcript (htmx), or the conversation's page."""
+async def _sent(
+    request: HtmxHttpRequest, run: Run, message: Message | None, plan: Plan, *, new: bool = False
+) -> HttpResponse:
+    """The message and its run appended to the transcript (htmx), or the conversation's page.
+    `new`: the run was saved by this request (its transcript is empty, or live here)."""
     conversation = run.conversation
     if not request.htmx:
         return redirect(conversation.get_absolute_url())
-    live = live_run(run.pk) is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
-    transcript = await sync_to_async(transcript_of)(run)
+    found = live_run(run.pk)
+    live = found is not None or run.status in (Run.Status.PENDING, Run.Status.RUNNING)
+    if new:  # nothing of it is stored yet: no event log to read
+        transcript = found.transcript if found is not None else Transcript()
+    else:
+        transcript = await sync_to_async(transcript_of)(run)
     view = RunView(run, transcript, plan, can_approve=not plan["approvals"].disabled, live=live)
     if queue.separate() and run.status == Run.Status.PENDING:
         view.queued_ahead = await sync_to_async(queue.ahead_of)(run)
+    # The templates' `user` is the one this request has (request.user would read it again).
+    request.user = user = await request.auser()
     sent = TemplateResponse(
         request,
         "agents_ui/workspace.html#sent",
@@ -106,10 +117,10 @@ async def _sent(request: HtmxHttpRequest, run: Run, message: Message | None, pla
             "message": message,
             "conversation": conversation,
             "client_token": new_client_token(),
-            "allowance": await allowance(plan, conversation.endpoint_id, await request.auser()),
+            "allowance": await allowance(plan, conversation.endpoint_id, user),
             # The page had no conversation yet: its empty state goes, and the side list gains this one.
             "first_turn": not request.POST.get("conversation"),
-            "recent": await recent_conversations(await request.auser(), conversation.endpoint),
+            "recent": await recent_conversations(user, conversation.endpoint),
             "endpoint": conversation.endpoint,
         },
     )
@@ -281,6 +292,7 @@ def save_turn(
             if (left := claim(plan, endpoint, user)) is not None and left.exhausted:
                 metrics.THROTTLE_REFUSALS.labels(endpoint.slug).inc()
                 raise ComposerError(left.refusal())
+            new_thread = conversation is None
             if conversation is None:
                 title = " ".join(content.split())[:80] or "Files"
                 conversation = Conversation.objects.create(user=user, endpoint=endpoint, title=title)
@@ -303,12 +315,15 @@ def save_turn(
                 intervention=fields["intervention"],
             )
             try:
-                run = turns.next_run(conversation, run_request.as_json(), client_token=token)
+                run = turns.next_run(
+                    conversation, run_request.as_json(), client_token=token, new_thread=new_thread
+                )
             except turns.Busy:
                 raise ComposerError(
                     "The agent is still answering: wait for its answer, or stop it first."
                 ) from None
-            Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+            if not new_thread:  # a new one was made just now
+                Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     except IntegrityError:
         earlier = _sent_before(user, token) if token else None
         if earlier is None:  # another user's token: refused, as if it were never valid
@@ -316,5 +331,5 @@ def save_turn(
         return *earlier, False
     conversation.endpoint = endpoint
     run.conversation = conversation
-    message = Message.objects.prefetch_related("attachments").get(pk=message.pk)
+    prefetch_related_objects([message], "attachments")  # for the page: the message as saved
     return run, message, True

@@ -38,9 +38,34 @@ MIN_SWAP_INTERVAL = 1 / 30
 ORPHANED = "The server restarted while the agent was answering. What it said until then is kept."
 
 
-def sse_frame(event: str, html: str) -> bytes:
+# A browser whose stream was cut (its web process stopped, the network went away) asks again this
+# much later, saying the last frame it had (Last-Event-ID); the stream goes on from there.
+RETRY_MS = 1000
+# A cursor is the run's event seq the frame showed: a number, never longer than this.
+CURSOR_DIGITS = 12
+# A resumed stream waits at most this long for the database to hold the browser's cursor (the
+# process it came from read the run's live Stream, a moment ahead of the event log).
+CURSOR_WAIT_SECONDS = 5.0
+
+
+def sse_frame(event: str, html: str, cursor: int | None = None, *, retry: bool = False) -> bytes:
+    """One frame; `cursor` (the run's last event seq it shows) is its SSE id, which the browser
+    sends back (Last-Event-ID, or the page's ``cursor`` parameter) when it connects again."""
     data = "\n".join(f"data: {line}" for line in (html.splitlines() or [""]))
-    return f"event: {event}\n{data}\n\n".encode()
+    head = f"retry: {RETRY_MS}\n" if retry else ""
+    if cursor is not None:
+        head += f"id: {cursor}\n"
+    return f"{head}event: {event}\n{data}\n\n".encode()
+
+
+def stream_cursor(request: HttpRequest) -> int | None:
+    """Where the browser's last stream of this run stopped: the seq of the last event it showed, or
+    None for a stream from the page (or a cursor that is not one of ours)."""
+    value = request.headers.get("Last-Event-ID") or request.GET.get("cursor") or ""
+    value = value.strip()
+    if not value.isdecimal() or not value.isascii() or len(value) > CURSOR_DIGITS:
+        return None
+    return int(value)
 
 
 # The stream's last frame: the page's htmx closes the EventSource on it (sse-close), instead of
@@ -52,6 +77,7 @@ DONE_FRAME = sse_frame("done", "")
 async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse:
     """The run as Server-Sent Events of htmx fragments. Following a run never starts it."""
     run = await users_run(request, run_id)
+    cursor = stream_cursor(request)
     abilities = await user_abilities(await request.auser())
     inputs = await plan_inputs(run.conversation.endpoint, abilities)
     decided = await sync_to_async(decided_for)(run)
@@ -86,7 +112,9 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
             RunView(r, t, plan, decided=earlier_decided.get(r.pk, {}), answers=answers[r.pk])
             for r, t in earlier
         ]
-        frames = _follow_stored(run, view, renderer, inputs, [t for _, t in earlier], await request.auser())
+        frames = _follow_stored(
+            run, view, renderer, inputs, [t for _, t in earlier], await request.auser(), cursor
+        )
     response = EventStreamResponse(frames, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
@@ -130,7 +158,10 @@ async def _follow_live(
     _follow_thread(live, renderer)
     try:
         explain = renderer.explain_fragment() if observed != NOTHING_SEEN else ""
-        yield sse_frame("update", renderer.first() + explain + renderer.state_fragment())
+        # A reconnect to the process that drives the run: the page is sent whole (its cursor is behind
+        # the live transcript, which is not folded again to meet it).
+        html = renderer.first() + explain + renderer.state_fragment()
+        yield sse_frame("update", html, live.seq, retry=True)
         # The page as it was is not a swap of what the agent says: its first word goes at once.
         last = -MIN_SWAP_INTERVAL
         while not live.done:
@@ -154,15 +185,14 @@ async def _follow_live(
                 html = renderer.update()
             html += renderer.earlier_fragments() + renderer.state_fragment()
             if html:
-                yield sse_frame("update", html)
+                yield sse_frame("update", html, live.seq)
                 last = time.monotonic()
         run.status, run.error = live.status, live.error
         # What the run left waiting on the person is counted in the header at once (not at its next poll).
         count = await sync_to_async(count_fragment)(user)
         run.violation, run.protocol_warnings = live.violation, live.warnings
-        yield sse_frame(
-            "update", renderer.update() + renderer.earlier_fragments() + renderer.state_fragment() + count
-        )
+        html = renderer.update() + renderer.earlier_fragments() + renderer.state_fragment() + count
+        yield sse_frame("update", html, live.seq)
     finally:
         live.unsubscribe(changed)
     yield DONE_FRAME
@@ -189,12 +219,17 @@ async def _follow_stored(
     inputs: PlanInputs,
     earlier: list[Transcript],
     user: Any,
+    cursor: int | None = None,
 ) -> AsyncIterator[bytes]:
     """A run this process is not driving: its event log, then what it says as it says it (the
-    fan-out's Stream with Redis, the event log again without), until it ends."""
+    fan-out's Stream with Redis, the event log again without), until it ends.
+
+    With a cursor (the browser's stream was cut, perhaps on another process), it goes on from
+    there: nothing the browser shows is sent again, nothing after it is missed."""
     endpoint = run.conversation.endpoint
     log = EventLogReader(run.pk, endpoint.protocol, earlier=earlier)
     view.transcript = log.transcript
+    resumed = cursor is not None and await _resume_at(cursor, log, renderer, inputs)
     tail = fanout().tail(log, min_interval=MIN_SWAP_INTERVAL)
     # No event for longer than the agent may stay silent: nobody is driving the run any more
     # (the server restarted mid-run). Say so, and keep what was said.
@@ -231,7 +266,10 @@ async def _follow_stored(
                 status=run.status, error=run.error, finished_at=timezone.now()
             )
         view.plan = inputs.plan(log.transcript.observed)
-        html = renderer.first() if first else renderer.update()
+        if first:
+            html = (renderer.resume() + renderer.update()) if resumed else renderer.first()
+        else:
+            html = renderer.update()
         now_observed = _observed_key(log.transcript)
         if now_observed != observed:
             observed = now_observed
@@ -239,12 +277,32 @@ async def _follow_stored(
         html += renderer.earlier_fragments() + renderer.state_fragment()
         if run.status in Run.FINISHED:  # what it left waiting is counted in the header at once
             html += await sync_to_async(count_fragment)(user)
+        if html or first:
+            yield sse_frame("update", html, log.last_seq, retry=first)
         first = False
-        if html:
-            yield sse_frame("update", html)
         if run.status in Run.FINISHED:
             yield DONE_FRAME
             return
+
+
+async def _resume_at(cursor: int, log: EventLogReader, renderer: StreamRenderer, inputs: PlanInputs) -> bool:
+    """Fold the run's log up to the browser's cursor and give the renderer what the browser shows
+    there (its HTML is not sent); False when the log does not reach the cursor in time (the page
+    is then sent whole, which loses nothing either)."""
+    deadline = time.monotonic() + CURSOR_WAIT_SECONDS
+    while True:
+        await sync_to_async(log.read)(upto=cursor)
+        if log.last_seq >= cursor:
+            break
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.1)
+    view = renderer.view
+    view.plan = inputs.plan(log.transcript.observed)
+    renderer.first()
+    renderer.earlier_fragments()
+    renderer.state_fragment()
+    return True
 
 
 def _observed_key(transcript: Transcript) -> Observations:

@@ -221,6 +221,28 @@
   });
   on(document.body, "htmx:load", refreshStop);
 
+  // A stream cut (its server stopped, the network went away) comes back by itself: the browser asks
+  // again with the last frame it had (Last-Event-ID), and htmx, when it makes a new connection,
+  // passes it as the cursor. Meanwhile the run says it is reconnecting, never that it failed.
+  var RECONNECTING = "Reconnecting… The answer goes on meanwhile, and shows here once the connection is back.";
+  var cursors = {}, create = (window.htmx && htmx.createEventSource) || function (url) { return new EventSource(url, { withCredentials: true }); };
+  if (window.htmx) htmx.createEventSource = function (url) {
+    var at = cursors[url];
+    return create(at ? url + (url.indexOf("?") < 0 ? "?" : "&") + "cursor=" + encodeURIComponent(at) : url);
+  };
+  function reconnecting(event, text) {
+    var stream = event.target.closest && event.target.closest(".run-stream"), note = stream && $("[data-reconnecting]", stream);
+    if (note && note.textContent !== text) note.textContent = text;
+  }
+  on(document.body, "htmx:sseMessage", function (event) {
+    var stream = event.target.closest(".run-stream"), id = event.detail && event.detail.lastEventId;
+    if (stream && id) cursors[stream.getAttribute("sse-connect")] = id;
+    reconnecting(event, "");
+  });
+  on(document.body, "htmx:sseError", function (event) { if (!event.target.closest("[data-closed]")) reconnecting(event, RECONNECTING); });
+  on(document.body, "htmx:sseOpen", function (event) { reconnecting(event, ""); });
+  on(document.body, "htmx:sseClose", function (event) { reconnecting(event, ""); });
+
   // Copy buttons: one for each code block, one for each whole answer.
   function copyButton(label, text) {
     var b = el("button", "button button-quiet button-small copy", label);
