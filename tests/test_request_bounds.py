@@ -90,6 +90,7 @@ BODY_READERS = {
     "agents_ui.runs.protocols.agui.decide": "edited arguments of an approval",
     "agents_ui.runs.protocols.external._decide_one": "edited arguments of an approval",
     "agents_ui.views.composer._read_composer": "a user's message / an upload",
+    "agents_ui.views.compare.start": "a user's message / an upload",
     "agents_ui.sdk.agui.client._json_events": "one SSE frame",
     "agents_ui.sdk.errors.error_from_response": "error body read",
     "agents_ui.sdk.transport.read_json": "JSON answer (declaration, policy, others)",
