@@ -491,7 +491,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     ]
     try:
         for port in (agent_port, product_port):
-            wait_for_port(port)
+            wait_for_port(port, timeout=180)  # a busy machine starts Django slowly
         base = f"http://127.0.0.1:{product_port}"
         return asyncio.run(
             drive(
