@@ -148,6 +148,11 @@ class Postgres:
         log(f"PostgreSQL {self.bindir.parent.name} on port {self.port}")
         return f"postgres://agents@127.0.0.1:{self.port}/agents"
 
+    def restart(self) -> None:
+        """Stopped (every connection cut) and started again with the same options."""
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "server.log"),
+                  "-m", "fast", "-w", "restart")  # fmt: skip
+
     def stop(self) -> None:
         with contextlib.suppress(Exception):
             self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")

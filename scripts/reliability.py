@@ -11,6 +11,10 @@
 2. The bad-input suites (tests/test_bad_input.py, and tests/e2e/test_bad_input.py in a real browser).
 3. scripts/load.py twice: one uvicorn worker on SQLite, then two workers on PostgreSQL (a throwaway
    cluster; PostgreSQL is installed with apt-get when missing and this runs as root).
+4. The scaled shape's faults (benchmarks/scale_out.py --quick: 4 web workers, 2 run workers,
+   PostgreSQL, Redis, as processes), each while streams are open: a web worker killed, a run worker
+   stopped (SIGTERM) and killed (SIGKILL), Redis restarted, PostgreSQL restarted; every word the
+   browsers should see is counted, lost or shown twice.
 
 Each suite runs as its own pytest process; what each test tried is read from the JUnit XML
 properties the tests record (`fault`, `bad_input`). Exit status 0 only when every fault was
@@ -69,6 +73,40 @@ def load(arguments: list[str]) -> dict:
         return json.loads(out.read_text())
 
 
+# benchmarks/scale_out.py's faults: (name, its figures that count what was lost, those that must be 0).
+SCALE_OUT_FAULTS = [
+    ("web worker killed (SIGKILL), its streams reconnect to another", "web_restart",
+     ["scale_out_restart_lost_events", "scale_out_restart_duplicate_events"], ["scale_out_restart_errors"]),
+    ("run worker stopped (SIGTERM) mid-run", "drain", ["scale_out_run_worker_drain_lost_runs"], []),
+    ("run worker killed (SIGKILL) mid-run", "kill", [], ["scale_out_run_worker_kill_errors"]),
+    ("Redis restarted", "redis_restart", ["scale_out_redis_restart_lost_events"],
+     ["scale_out_redis_restart_errors"]),
+    ("PostgreSQL restarted", "postgres_restart", ["scale_out_postgres_restart_lost_events"],
+     ["scale_out_postgres_restart_errors"]),
+]  # fmt: skip
+
+
+def scale_out_faults() -> dict:
+    """The scaled shape's faults, once each: {"faults": {name: (survived, lost)}} or {"skipped": why}."""
+    phases = [phase for _, phase, _, _ in SCALE_OUT_FAULTS]
+    command = [PYTHON, str(ROOT / "benchmarks" / "scale_out.py"), "--quick", "--json", "--only", *phases]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if result.returncode != 0:
+        print(result.stderr[-4000:], file=sys.stderr)
+        return {"faults": {name: (False, 0) for name, *_ in SCALE_OUT_FAULTS}}
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    if "scale_out_skipped" in figures:
+        return {"skipped": figures["scale_out_skipped"]}
+    faults = {}
+    for name, _, lost_keys, zero_keys in SCALE_OUT_FAULTS:
+        lost = sum(int(figures.get(key) or 0) for key in lost_keys)
+        clean = all(figures.get(key) == 0 for key in [*lost_keys, *zero_keys])
+        if name.startswith("run worker killed"):
+            clean = clean and figures.get("scale_out_run_worker_kill_detected_s") is not None
+        faults[name] = (clean, lost)
+    return {"faults": faults}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--conversations", type=int, default=200)
@@ -76,6 +114,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="20 conversations for 15 s")
     parser.add_argument("--no-load", action="store_true", help="the suites only")
     parser.add_argument("--no-postgres", action="store_true", help="skip the two-worker PostgreSQL load")
+    parser.add_argument("--no-scale-out", action="store_true", help="skip the scaled shape's faults")
     args = parser.parse_args()
     if args.quick:
         args.conversations, args.seconds = 20, 15
@@ -101,9 +140,17 @@ def main() -> int:
             print("Reliability: load, 2 workers on PostgreSQL ...", file=sys.stderr, flush=True)
             loads.append(load([*base, "--workers", "2", "--postgres"]))
 
+    scaled: dict = {"skipped": "--no-scale-out"} if args.no_scale_out else {}
+    if not scaled:
+        print("Reliability: the scaled shape's faults ...", file=sys.stderr, flush=True)
+        scaled = scale_out_faults()
+    for name, (ok, _) in scaled.get("faults", {}).items():
+        faults[f"scale-out: {name}"] = ok
+
     survived = sum(faults.values())
     refused = sum(bad.values())
     lost = sum(result["lost_messages"] for result in loads)
+    lost += sum(count for _, count in scaled.get("faults", {}).values())
     errors = sum(result["errors"] for result in loads)
     unfinished = sum(result["runs_unfinished"] for result in loads)
 
@@ -133,7 +180,13 @@ def main() -> int:
             f"{result['assistant_messages_seen']} complete assistant messages ({seen} in all), "
             f"{result['runs_unfinished']} runs left unfinished"
         )
-    if loads:
+    if "skipped" in scaled:
+        print(f"scale-out faults: skipped ({scaled['skipped']})")
+    else:
+        print("scale-out faults (4 web workers, 2 run workers, PostgreSQL, Redis; streams open at each):")
+        for name, (ok, count) in scaled["faults"].items():
+            print(f"  {'survived' if ok else 'FAILED  '}  {name}: lost messages: {count}")
+    if loads or "faults" in scaled:
         print(f"lost messages: {lost}")
     ok = survived == len(faults) and refused == len(bad) and not errors and not lost and not unfinished
     return 0 if ok else 1

@@ -34,7 +34,8 @@ from agents_ui.models import Run
 
 logger = logging.getLogger(__name__)
 
-INTERRUPTED = "Interrupted: the server running it stopped. What the agent said until then is kept."
+# The page adds "What the agent said before is kept." to a failed run that said anything.
+INTERRUPTED = "Interrupted: the server running it stopped."
 # A run is started again at most this many times after its worker stopped before reaching the agent.
 MAX_ATTEMPTS = 2
 # The PostgreSQL channel on which a send (or a stop, or a run queued again) wakes the run workers at
