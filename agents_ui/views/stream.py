@@ -35,7 +35,8 @@ from agents_ui.views.inbox import count_fragment
 # The browser gets at most this many swaps a second per run: a fast agent is coalesced, a slow
 # one still shows each word as it comes, and the first word after a pause goes at once.
 MIN_SWAP_INTERVAL = 1 / 30
-ORPHANED = "The server restarted while the agent was answering. What it said until then is kept."
+# The page adds "What the agent said before is kept." where it said anything (run.html).
+ORPHANED = "The server restarted while the agent was answering."
 
 
 # A browser whose stream was cut (its web process stopped, the network went away) asks again this
