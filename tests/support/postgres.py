@@ -1,7 +1,8 @@
 """A throwaway PostgreSQL cluster for the tests of separate run workers (tests/queue).
 
-`postgres_cluster` (session): a cluster made with initdb under /tmp/pg-queue, listening on
-127.0.0.1:55432, run by the postgres user when the tests run as root (PostgreSQL refuses root),
+`postgres_cluster` (session): a cluster made with initdb under /tmp/pg-queue-<pid>, listening on
+127.0.0.1:55432 (or the next free port), run by the postgres user when the tests run as root
+(PostgreSQL refuses root),
 stopped at the end. The product's schema is migrated once into a template database; `pg_database`
 gives each test a fresh copy of it (CREATE DATABASE ... TEMPLATE, a fraction of a second).
 
@@ -15,6 +16,7 @@ import glob
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import uuid
@@ -24,8 +26,19 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path("/tmp/pg-queue")
-PORT = 55432
+
+def _free_port(first: int) -> int:
+    """The first port from `first` that nothing listens on: test processes side by side get their own."""
+    for port in range(first, first + 200):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    raise RuntimeError(f"no free port from {first}")
+
+
+# Each test process its own cluster: a folder and a port of its own.
+ROOT = Path(f"/tmp/pg-queue-{os.getpid()}")
+PORT = _free_port(55432)
 TEMPLATE = "agents_template"
 REPO = Path(__file__).resolve().parents[2]
 
