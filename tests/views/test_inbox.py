@@ -237,6 +237,8 @@ async def test_a_tool_call_left_for_the_client_waits_and_is_answered_from_the_in
     assert item.kind == "answer"
     page = await inbox_page(alice)
     assert f'action="/runs/{run.pk}/answer/"' in page and "Which city should the trip start from?" in page
+    # The call's card shows its arguments; the item does not repeat them as a line of JSON above it.
+    assert 'class="small inbox-detail"' not in page and item.detail
     answered = await alice.post(
         f"/runs/{run.pk}/answer/", {"inbox": "1", "call": item.request_id, "answer": "Porto"}
     )
