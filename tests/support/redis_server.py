@@ -1,13 +1,12 @@
 """A real, throwaway redis-server for the tests: its own port and directory, nothing saved to disk.
 
 `redis_server` (a pytest fixture, see tests/conftest.py) starts one per test process on port 56379
-(plus the pytest-xdist worker's number), empties it before each test, and can be killed and started
+(or the next free one), empties it before each test, and can be killed and started
 again mid-test. Without redis-server installed the tests that use it are skipped, saying why.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -18,8 +17,12 @@ BASE_PORT = 56379
 
 
 def redis_port() -> int:
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    return BASE_PORT + int(worker.removeprefix("gw") or 0)
+    """The first port from BASE_PORT that nothing listens on: test processes side by side get their own."""
+    for port in range(BASE_PORT, BASE_PORT + 200):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    raise RuntimeError(f"no free port from {BASE_PORT}")
 
 
 class RedisServer:
