@@ -182,6 +182,7 @@ async def test_nothing_a_hostile_agent_or_person_writes_runs_on_any_page(hostile
             "side list": f"/agents/{slug}/conversations/",
             "inbox": "/inbox/",
             "shared links": "/shared/",
+            "compare": "/compare/",
         },
     )
     seen |= await pages_of(other, {"shared page (another person)": link.get_absolute_url()})
@@ -313,10 +314,13 @@ async def test_what_an_agent_asks_in_markup_is_text_in_the_inbox_and_its_count(f
     titles = [item.title async for item in WaitingItem.objects.filter(user=owner)]
     assert len(titles) == 3, titles
     assert all("__pwned" in title for title in titles), titles
-    seen = await pages_of(person, {"inbox": "/inbox/", "catalogue (the header's count)": "/"})
+    seen = await pages_of(
+        person, {"inbox": "/inbox/", "catalogue (the header's count)": "/", "count": "/inbox/count/"}
+    )
     assert_pages_inert(seen)
     inbox = seen["inbox"]
     assert "send&lt;img src=x onerror=" in inbox  # the tool's name
     assert "&lt;svg onload=" in inbox  # the interrupt's reason
     assert SHOWN_AS_TEXT in inbox  # the task's question
-    assert re.search(r"\b3\b", seen["catalogue (the header's count)"])
+    for name in ("catalogue (the header's count)", "count"):
+        assert 'data-inbox-count="3"' in seen[name], name
