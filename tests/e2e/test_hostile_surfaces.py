@@ -150,10 +150,21 @@ def every_page(page: Page, live_url, signed_in, other_person, hostile_endpoint, 
     seen["conversation live"] = watched.check("conversation live")
     page.reload()
     expect(page.locator("#transcript section.run")).to_have_count(1)
+    # The hostile A2UI surface (AG-UI's activity, A2A's DataPart, the external `a2ui` module) is drawn,
+    # its script addresses refused.
+    expect(page.locator("#transcript [data-a2ui-refused]").first).to_be_attached()
     seen["conversation after reload"] = watched.check("conversation after reload")
-
     run = Run.objects.select_related("conversation").latest("created_at")
     Conversation.objects.filter(pk=run.conversation_id).update(title=HOSTILE_TITLE)
+    if endpoint.protocol == "a2a" and not size:  # a task's question of markup, waiting in the inbox
+        send(page, "ask-payloads")
+        expect(page.locator("#transcript section.run")).to_have_count(2)
+        wait_run(page)
+        page.goto(f"{live_url}/inbox/")
+        expect(page.locator("main")).to_contain_text("window.__pwned")
+        expect(page.locator("#inbox-link [data-inbox-badge]")).to_contain_text("1")
+        seen["inbox with a question"] = watched.check("inbox with a question")
+
     for name, url in {
         "conversations": "/conversations/",
         "inbox": "/inbox/",

@@ -41,6 +41,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from agents_ui.runs.a2a import a2ui_part
+from tests.support.a2ui_agent import surface_operations
 from tests.support.fault_agent import PAYLOADS, URL_MARKDOWN, URL_PAYLOADS, P
 from tests.support.live_server import ThreadedUvicorn
 
@@ -78,6 +80,9 @@ class EchoExecutor(AgentExecutor):
                 [pb.Part(text=f"You chose {text}.")], artifact_id="answer", name="Answer"
             )
             await updater.complete(say([pb.Part(text=f"Noted: {text}.")]))
+        elif text.startswith("ask-payloads"):  # a question of markup, in the person's inbox
+            self.asked.add(task_id)
+            await updater.requires_input(say([pb.Part(text=P)]))
         elif text.startswith("ask"):
             self.asked.add(task_id)
             await updater.requires_input(say([pb.Part(text="Which colour?")]))
@@ -150,6 +155,8 @@ class EchoExecutor(AgentExecutor):
         data = pb.Part(media_type="application/json")
         data.data.struct_value.update({P: P, "link": "javascript:window.__pwned='data'"})
         await updater.add_artifact([data], artifact_id="evil-data", name="Data")
+        surface = [a2ui_part(surface_operations())]  # A2UI's A2A extension: a DataPart of its messages
+        await updater.update_status(pb.TASK_STATE_WORKING, say(surface))
         await updater.complete(say([pb.Part(text=URL_MARKDOWN)]))
 
 

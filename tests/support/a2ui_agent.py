@@ -22,7 +22,7 @@ EVIL = PAYLOADS[3] + PAYLOADS[1]
 SCRIPT_URL = URL_PAYLOADS[0]
 
 
-def surface_operations() -> list[dict[str, Any]]:
+def surface_operations(items: int = 5000) -> list[dict[str, Any]]:
     deep = [{"id": f"d{i}", "component": "Column", "children": [f"d{i + 1}"]} for i in range(300)]
     components = [
         {
@@ -45,7 +45,7 @@ def surface_operations() -> list[dict[str, Any]]:
         {"id": "loop", "component": "Card", "child": "loop"},
         *deep,
     ]
-    data = {"evil": SCRIPT_URL, "items": [{"n": f"item {i}"} for i in range(5000)]}
+    data = {"evil": SCRIPT_URL, "items": [{"n": f"item {i}"} for i in range(items)]}
     return [
         {
             "version": "v0.9",

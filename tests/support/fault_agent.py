@@ -83,6 +83,7 @@ FAULTS: dict[str, str] = {
     "bad-utf8": "sends a frame that is not UTF-8 between two good ones",
     "redirect-port": "answers its run with a redirect to ?to= (another port of the same host)",
     "long-lines": "puts a 5,000-character unbroken line in its answer, tool arguments, state and approval",
+    "inbox-payloads": "asks to approve a tool named in markup and an interrupt whose reason is markup",
 }
 
 # The one catalogue of hostile payloads. Each would set window.__pwned (to the name of what it tried)
@@ -185,7 +186,7 @@ def _asking(schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def declaration(name: str) -> dict[str, Any]:
-    if name in ("schema-ref", "redos", "long-lines"):
+    if name in ("schema-ref", "redos", "long-lines", "inbox-payloads"):
         return {
             "identity": {"name": f"Fault: {name}", "description": FAULTS[name]},
             "transport": {"streaming": True},
@@ -522,6 +523,15 @@ async def _run(name: str, query: dict[str, str], x: _Exchange) -> None:
             {"type": "TEXT_MESSAGE_END", "messageId": "long"},
         ]
         for event in [*events[:4], *answer, *events[4:]]:
+            await x.body(_frame(event))
+    elif name == "inbox-payloads":
+        await x.sse()
+        events = _asking({"type": "object"})
+        events[4]["toolCallName"] = "send" + PAYLOADS[1]
+        asked = events[-1]["outcome"]["interrupts"]
+        asked[0]["message"] = P
+        asked.append({"id": "ask-2", "reason": PAYLOADS[2] + PAYLOADS[4], "message": P})
+        for event in events:
             await x.body(_frame(event))
     elif name == "redirect-port":
         await x.start(307, {"location": query.get("to", "http://127.0.0.1:9/"), "content-length": "0"})

@@ -3,10 +3,11 @@
 It is an external demo agent (the Support Desk's checks and refund approval) whose policy and every
 event carry the payloads of `tests/support/fault_agent.py`: its name, description, provider, tools
 and their descriptions; a tool's input and output; the answer (Markdown in every link and image
-form); citation and table modules; grounding sources whose URLs are script addresses; artifacts named
-`evil.html` and `evil.svg` whose bytes are markup; an approval whose input is markup; and, asked to
-"fail", an error sentence of markup. `serving(live_url)` adds it to the demo agents the live server
-answers (as `/demo-agents/hostile-external`) and registers its endpoint.
+form); citation and table modules; the hostile A2UI surface of `tests/support/a2ui_agent.py` as an
+`a2ui` module (its list of 50, within the answer's bound); grounding sources whose URLs are script
+addresses; artifacts named `evil.html` and `evil.svg` whose bytes are markup; an approval whose
+input is markup; and, asked to "fail", an error sentence of markup. `serving(live_url)` adds it
+to the demo agents the live server answers (as `/demo-agents/hostile-external`) and registers its endpoint.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from agents_ui.demo import registry
 from agents_ui.demo.external.base import MessageTurn, TurnEvent, new_id
 from agents_ui.demo.external.store import STORE, StoredArtifact
 from agents_ui.demo.external.support_desk import SUPPORT_DESK, SupportDesk
+from agents_ui.sdk.external.fold import A2UI_MODULE
+from tests.support.a2ui_agent import surface_operations
 from tests.support.fault_agent import MARKDOWN_FORMS, PAYLOADS, URL_MARKDOWN, URL_PAYLOADS, P
 
 SLUG = "hostile-external"
@@ -38,7 +41,7 @@ def _policy() -> dict[str, Any]:
     policy["identity"] = {"name": f"Evil {PAYLOADS[0]}", "description": P, "provider": P}
     policy["identity"]["version"] = PAYLOADS[3]
     policy["capabilities"]["artifacts"] = True
-    policy["outputModuleTypes"] = ["citation", "table"]
+    policy["outputModuleTypes"] = ["citation", "table", A2UI_MODULE]
     for tool in policy["domainTools"]:
         tool["description"] = P
     return policy
@@ -66,6 +69,7 @@ class HostileTurn(MessageTurn):
         citation = {"text": P, "source": {"title": P, "url": URL_PAYLOADS[0]}}
         yield "module", {"type": "citation", "data": citation}
         yield "module", {"type": "table", "data": {"columns": [P, "b"], "rows": [[P, URL_PAYLOADS[5]]]}}
+        yield "module", {"type": A2UI_MODULE, "data": {"a2ui_operations": surface_operations(items=50)}}
         sources = [{"title": P, "url": url, "snippet": P} for url in URL_PAYLOADS]
         yield "grounding", {"sources": sources}
         for name, (kind, content) in FILES.items():

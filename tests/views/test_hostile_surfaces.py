@@ -182,6 +182,7 @@ async def test_nothing_a_hostile_agent_or_person_writes_runs_on_any_page(hostile
             "side list": f"/agents/{slug}/conversations/",
             "inbox": "/inbox/",
             "shared links": "/shared/",
+            "compare": "/compare/",
         },
     )
     seen |= await pages_of(other, {"shared page (another person)": link.get_absolute_url()})
@@ -202,8 +203,11 @@ async def test_nothing_a_hostile_agent_or_person_writes_runs_on_any_page(hostile
     shown = ("catalogue", "conversation (after reload)", "shared page (another person)", "admin declarations")
     for name in (*shown, "failed conversation", "admin failed run"):
         assert SHOWN_AS_TEXT in seen[name], name
-    if hostile.protocol == "agui":  # its A2UI surface is drawn, its refusals noted
-        assert "data-a2ui-refused" in seen["conversation (after reload)"]
+    # Its A2UI surface (AG-UI's activity, A2A's DataPart, the external `a2ui` module) is drawn, its
+    # script addresses refused, live, after a reload and to a reader of the shared page.
+    for name in ("conversation (after reload)", "shared page (another person)"):
+        assert "data-a2ui-refused" in seen[name], name
+    assert "a2ui" in first_stream
     assert "onerror" in seen["conversations"]  # the person's own name for it, as text
 
     # Every file of the run goes out as a download, whatever the agent named or labelled it.
@@ -288,3 +292,35 @@ async def test_a_file_name_of_markup_is_text_to_the_person_a_reader_and_the_admi
     seen |= await pages_of(staff, {"admin run": f"/admin/agents_ui/run/{run.pk}/change/"})
     assert_pages_inert(seen)
     assert "&lt;img src=x onerror=window.__pwned=" in seen["conversation"]
+
+
+async def test_what_an_agent_asks_in_markup_is_text_in_the_inbox_and_its_count(fault_agent):
+    """The titles the inbox shows are the agent's: an approval's tool name, an interrupt's reason and
+    message (AG-UI), a task's question (A2A). Each is text on /inbox/ and in the header's count."""
+    owner = await sync_to_async(make_user)("owner", perms=["approve_actions"])
+    person = await signed_in(owner)
+    asking = await sync_to_async(make_endpoint)(
+        slug="asks-evil", name="Asks", base_url=fault_agent.url_for("inbox-payloads")
+    )
+    agent = A2ATestAgent().start()
+    try:
+        questioning = await sync_to_async(a2a_endpoint)(agent.url)
+        interrupted, _ = await run_to_end(person, asking.slug, "Send it")
+        assert interrupted.status == Run.Status.INTERRUPTED, interrupted.error
+        questioned, _ = await run_to_end(person, questioning.slug, "ask-payloads")
+        assert questioned.status == Run.Status.COMPLETED, questioned.error  # its task waits on input
+    finally:
+        agent.stop()
+    titles = [item.title async for item in WaitingItem.objects.filter(user=owner)]
+    assert len(titles) == 3, titles
+    assert all("__pwned" in title for title in titles), titles
+    seen = await pages_of(
+        person, {"inbox": "/inbox/", "catalogue (the header's count)": "/", "count": "/inbox/count/"}
+    )
+    assert_pages_inert(seen)
+    inbox = seen["inbox"]
+    assert "send&lt;img src=x onerror=" in inbox  # the tool's name
+    assert "&lt;svg onload=" in inbox  # the interrupt's reason
+    assert SHOWN_AS_TEXT in inbox  # the task's question
+    for name in ("catalogue (the header's count)", "count"):
+        assert 'data-inbox-count="3"' in seen[name], name
