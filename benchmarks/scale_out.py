@@ -291,6 +291,8 @@ class Follower(asyncio.Protocol):
         asyncio.get_running_loop().call_later(0.3 if self.reconnects > 1 else 0.05, self.start)
 
     def _frame(self, frame: bytes, received_us: int) -> None:
+        while frame.startswith((b"id: ", b"retry: ")):  # a frame's cursor, and when to ask again
+            frame = frame.partition(b"\n")[2]
         if frame.startswith(b"event: done"):
             self.done = True
             self.ended.set()
