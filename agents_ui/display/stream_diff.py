@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils.html import conditional_escape
 
 from agents_ui.decisions import CONTROL_NAMES
 from agents_ui.display import activities
@@ -328,4 +330,28 @@ def _subagent_signature(nodes: list[Any]) -> tuple:
 
 def _fragment(partial: str, **context: Any) -> str:
     """One of run.html's per-delta fragments: what grew, to append or swap where it grew."""
+    if partial in STAMPED and not settings.DEBUG:
+        return _stamped(partial, context)
     return render_to_string(f"agents_ui/run.html#{partial}", context)
+
+
+# The fragments sent for nearly every delta hold no logic, only their values: each is rendered once
+# with a marker for each value, and filled in from then on, escaped as the template escapes them (a
+# template render per delta was most of a stream's cost). DEBUG renders them each time, so an edit
+# of run.html shows at once.
+STAMPED = {"answer-line-growth": ("dom", "text"), "text-growth": ("dom", "text")}
+_MARK = "\x00"
+_stamps: dict[str, list[str]] = {}
+
+
+def _stamped(partial: str, context: dict[str, Any]) -> str:
+    pieces = _stamps.get(partial)
+    if pieces is None:
+        marked = render_to_string(
+            f"agents_ui/run.html#{partial}", {name: f"{_MARK}{name}{_MARK}" for name in STAMPED[partial]}
+        )
+        pieces = _stamps[partial] = marked.split(_MARK)
+    # Even pieces are the template's own text, odd ones name a value.
+    return "".join(
+        piece if i % 2 == 0 else conditional_escape(context[piece]) for i, piece in enumerate(pieces)
+    )
