@@ -10,11 +10,16 @@ import asyncio
 import os
 
 import django
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.core.exceptions import ImproperlyConfigured, SuspiciousFileOperation
+from django.core.exceptions import ImproperlyConfigured, MiddlewareNotUsed, SuspiciousFileOperation
 from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.exception import convert_exception_to_response, response_for_exception
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
+from django.utils.deprecation import MiddlewareMixin
+from django.utils.module_loading import import_string
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 
@@ -23,14 +28,53 @@ LONG_LIVED_VIEWS = frozenset({"run-events"})
 
 
 class AgentsUIASGIHandler(ASGIHandler):
-    """Django's ASGI handler, except that a run's event stream keeps no thread of its own.
+    """Django's ASGI handler, except that a run's event stream keeps no thread of its own, and that
+    synchronous middleware goes to its thread once on the way in and once on the way out.
 
     Django gives every request a thread for its synchronous parts and keeps it until the response
     ends: for an event stream that is a thread per open tab for the whole run (its stack, and one
     more thread for the GIL to share). An event stream does its synchronous work
     before the first byte (and holds no database connection afterwards), so it uses the process's
     shared thread for that instead, as every request did before per-request threads existed.
+
+    Django's own middleware (security, sessions, CSRF, sign-in, messages...) is synchronous: under
+    ASGI each of its hooks is a trip to the request's thread and back to the event loop, fifteen
+    trips a request, each waiting its turn on a loop busy with hundreds of streams. Consecutive
+    middleware of that kind runs as one `OneTrip`, in the same order and with the same outcome.
     """
+
+    def load_middleware(self, is_async=False):
+        if not is_async or not all(_async_or_one_trip(path) for path in settings.MIDDLEWARE):
+            return super().load_middleware(is_async)
+        # Django's own construction (BaseHandler.load_middleware), innermost first, for a stack of
+        # async-capable middleware and of MiddlewareMixin classes with synchronous hooks.
+        self._view_middleware, self._template_response_middleware, self._exception_middleware = [], [], []
+        handler = convert_exception_to_response(self._get_response_async)
+        trip: list[MiddlewareMixin] = []  # outermost first
+        for path in reversed(settings.MIDDLEWARE):
+            middleware = import_string(path)
+            one_trip = _one_trip(middleware)
+            if not one_trip and trip:
+                handler, trip = convert_exception_to_response(OneTrip(trip, handler)), []
+            try:
+                instance = middleware(_inner_of_a_trip if one_trip else handler)
+            except MiddlewareNotUsed:
+                continue
+            if hasattr(instance, "process_view"):
+                self._view_middleware.insert(0, self.adapt_method_mode(True, instance.process_view))
+            if hasattr(instance, "process_template_response"):
+                self._template_response_middleware.append(
+                    self.adapt_method_mode(True, instance.process_template_response)
+                )
+            if hasattr(instance, "process_exception"):
+                self._exception_middleware.append(self.adapt_method_mode(False, instance.process_exception))
+            if one_trip:
+                trip.insert(0, instance)
+            else:
+                handler = convert_exception_to_response(instance)
+        if trip:
+            handler = convert_exception_to_response(OneTrip(trip, handler))
+        self._middleware_chain = handler
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http" and self._long_lived(scope):
@@ -45,6 +89,75 @@ class AgentsUIASGIHandler(ASGIHandler):
             return resolve(path).url_name in LONG_LIVED_VIEWS
         except Resolver404:
             return False
+
+
+class OneTrip:
+    """Consecutive synchronous middleware, as Django runs it, in one trip to the request's thread on
+    the way in (every `process_request`, outermost first) and one on the way out (every
+    `process_response`, innermost first).
+
+    As in Django's chain: a `process_request` that answers skips the rest and the view, and its
+    own `process_response` and the outer ones see its answer; one that raises becomes Django's
+    response for the exception, seen by the outer ones alone; a `process_response` that raises
+    becomes that response for the next one out.
+    """
+
+    def __init__(self, members: list[MiddlewareMixin], get_response) -> None:
+        self.members = members
+        self.get_response = get_response
+        markcoroutinefunction(self)
+
+    async def __call__(self, request: HttpRequest) -> HttpResponse:
+        response, entered = await sync_to_async(self._requests, thread_sensitive=True)(request)
+        if response is None:
+            response = await self.get_response(request)
+        return await sync_to_async(self._responses, thread_sensitive=True)(request, response, entered)
+
+    def _requests(self, request: HttpRequest) -> tuple[HttpResponse | None, int]:
+        """An answer from the way in (or None), and how many members' `process_response` it sees."""
+        for index, member in enumerate(self.members):
+            if not hasattr(member, "process_request"):
+                continue
+            try:
+                response = member.process_request(request)
+            except Exception as exc:
+                return response_for_exception(request, exc), index
+            if response is not None:
+                return response, index + 1
+        return None, len(self.members)
+
+    def _responses(self, request: HttpRequest, response: HttpResponse, entered: int) -> HttpResponse:
+        for member in reversed(self.members[:entered]):
+            if hasattr(member, "process_response"):
+                try:
+                    response = member.process_response(request, response)
+                except Exception as exc:
+                    response = response_for_exception(request, exc)
+        return response
+
+
+def _one_trip(middleware) -> bool:
+    """Django's kind of synchronous middleware: MiddlewareMixin's calls, synchronous hooks."""
+    return (
+        isinstance(middleware, type)
+        and issubclass(middleware, MiddlewareMixin)
+        and middleware.__call__ is MiddlewareMixin.__call__
+        and middleware.__acall__ is MiddlewareMixin.__acall__
+        and not any(
+            iscoroutinefunction(getattr(middleware, hook, None))
+            for hook in ("process_request", "process_response")
+        )
+    )
+
+
+def _async_or_one_trip(path: str) -> bool:
+    middleware = import_string(path)
+    return _one_trip(middleware) or getattr(middleware, "async_capable", False)
+
+
+async def _inner_of_a_trip(request: HttpRequest) -> HttpResponse:
+    # A member of a OneTrip is called through its hooks alone, never as a whole.
+    raise RuntimeError("a middleware of a one-trip group was called whole")
 
 
 class StaticFilesHandler(ASGIStaticFilesHandler):

@@ -108,6 +108,9 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Django's SQLite, with the process's writers queueing on a lock rather than in SQLite's busy
+    # handler (project/sqlite/base.py).
+    DATABASES["default"]["ENGINE"] = "project.sqlite"
     # WAL lets streaming writers and page readers work at once; a busy timeout instead of
     # "database is locked" under concurrent runs.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
