@@ -19,9 +19,11 @@ from project.asgi import AgentsUIASGIHandler, OneTrip
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def _request(handler: ASGIHandler, method: str, path: str, **kwargs) -> httpx.Response:
+async def _request(
+    handler: ASGIHandler, method: str, path: str, cookies: dict[str, str] | None = None, **kwargs
+) -> httpx.Response:
     transport = httpx.ASGITransport(app=handler)
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", cookies=cookies) as client:
         return await client.request(method, path, **kwargs)
 
 
@@ -32,7 +34,7 @@ def trips(monkeypatch) -> Counter:
     call = SyncToAsync.__call__
 
     async def counted(self, *args, **kwargs):
-        seen[getattr(self.func, "__qualname__", repr(self.func))] += 1
+        seen[getattr(self.func, "__qualname__", None) or type(self.func).__name__] += 1
         return await call(self, *args, **kwargs)
 
     monkeypatch.setattr(SyncToAsync, "__call__", counted)
@@ -127,3 +129,62 @@ async def test_answers_and_errors_go_through_the_same_hooks_in_the_same_order(se
         seen[handler_class.__name__] = (response.status_code, list(CALLS))
     assert isinstance(AgentsUIASGIHandler()._middleware_chain.__wrapped__, OneTrip)  # type: ignore[attr-defined]
     assert seen["AgentsUIASGIHandler"] == seen["ASGIHandler"]
+
+
+# --- The person signed in ------------------------------------------------------------------------
+
+
+async def _signed_in_cookies() -> dict[str, str]:
+    from asgiref.sync import sync_to_async
+    from django.test import Client
+
+    from tests.factories import PASSWORD, make_user
+
+    def sign_in() -> dict[str, str]:
+        user = make_user(everyday=True)
+        client = Client()
+        assert client.login(username=user.username, password=PASSWORD)
+        return {name: morsel.value for name, morsel in client.cookies.items()}
+
+    return await sync_to_async(sign_in)()
+
+
+async def test_the_person_is_read_in_the_middlewares_trip_and_auser_costs_nothing_after(trips):
+    cookies = await _signed_in_cookies()
+    trips.clear()
+    response = await _request(AgentsUIASGIHandler(), "GET", "/", cookies=cookies)
+    assert response.status_code == 200  # the catalogue, signed in
+    # Django's auser() reads the session and then the person, each a QuerySet.aget: a trip each.
+    assert "QuerySet.get" not in trips, dict(trips)
+
+
+async def test_reading_the_person_leaves_nothing_for_the_cycle_collector(settings):
+    import gc
+
+    settings.DEBUG = False  # DEBUG keeps every query's text on the connection
+    cookies = await _signed_in_cookies()
+    handler = AgentsUIASGIHandler()
+    await _request(handler, "GET", "/", cookies=cookies)  # what a first request loads and keeps
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        await _request(handler, "GET", "/", cookies=cookies)
+        gc.collect()
+        kinds = {type(found).__name__ for found in gc.garbage}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    # Django's own auser() left an AttributeError whose traceback held the request's frames. (What
+    # is left is Django's handler's own: the exception class it makes for each request it ends.)
+    assert "AttributeError" not in kinds
+
+
+def test_sign_in_and_out_change_who_auser_answers(client):
+    from tests.factories import PASSWORD, make_user
+
+    user = make_user(everyday=True)
+    response = client.post("/accounts/login/", {"username": user.username, "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.get("/").status_code == 200
+    client.post("/accounts/logout/")
+    assert client.get("/").status_code == 302

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import weakref
 from collections.abc import AsyncIterable, Callable, Iterable
 from typing import Any
 
@@ -94,9 +95,13 @@ class TranscriptBuilder:
         # Snapshots and patches of the state and of activities, within their bounds (sdk/state.py).
         self.state_keeper = StateKeeper("state")
         self.activity_keeper = StateKeeper("activity")
-        self.agui = AgUiFold(self)
-        self.external = ExternalFold(self)
-        self.a2a = A2AFold(self)
+        # The folds reach this builder weakly: it holds them and their handlers, so a builder nobody
+        # keeps (a follower's that ended, a run's first one) is freed at once, not left to the cycle
+        # collector's rare full passes, with everything it folded (tens of KB a run).
+        me = weakref.proxy(self)
+        self.agui = AgUiFold(me)
+        self.external = ExternalFold(me)
+        self.a2a = A2AFold(me)
         self._handlers: dict[type, Callable[[Any], None]] = {
             **self.agui.handlers(),
             **self.external.handlers(),

@@ -209,3 +209,26 @@ def test_a_repeated_snapshot_does_not_answer_an_earlier_call_twice():
     )
     assert first.tool_calls["c1"].result == "one"
     assert second.tool_calls == {} and second.answered_earlier == {}
+
+
+def test_a_builder_nobody_keeps_is_freed_at_once_with_what_it_folded():
+    import gc
+    import weakref
+
+    from ag_ui import core as ag
+
+    from agents_ui.sdk.folding import TranscriptBuilder
+
+    enabled = gc.isenabled()
+    gc.disable()  # freed by its reference count alone, not by the cycle collector
+    try:
+        builder = TranscriptBuilder()
+        builder.apply(ag.TextMessageStartEvent(message_id="m1", role="assistant"))
+        builder.apply(ag.TextMessageContentEvent(message_id="m1", delta="hello"))
+        assert builder.transcript.event_count == 2 and builder.transcript.messages
+        gone, folded = weakref.ref(builder), weakref.ref(builder.agui)
+        del builder
+        assert gone() is None and folded() is None
+    finally:
+        if enabled:
+            gc.enable()
