@@ -14,6 +14,7 @@ statement other than a SELECT outside one (an autocommit INSERT, UPDATE or DELET
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from django.db.backends.sqlite3 import base
@@ -34,19 +35,17 @@ class TurnCursor(base.SQLiteCursorWrapper):
     wrapper: DatabaseWrapper
 
     def execute(self, query, params=None):
-        if self.wrapper.needs_turn(query):
-            with self.wrapper.turn():
-                return super().execute(query, params)
-        return super().execute(query, params)
+        with self.wrapper.turn_for(query):
+            return super().execute(query, params)
 
     def executemany(self, query, param_list):
-        if self.wrapper.needs_turn(query):
-            with self.wrapper.turn():
-                return super().executemany(query, param_list)
-        return super().executemany(query, param_list)
+        with self.wrapper.turn_for(query):
+            return super().executemany(query, param_list)
 
 
 class _Turn:
+    """The process's turn for one statement, taken on entering and given back on leaving."""
+
     def __init__(self, wrapper: DatabaseWrapper) -> None:
         self.wrapper = wrapper
 
@@ -57,10 +56,14 @@ class _Turn:
         self.wrapper.end_turn()
 
 
+_NO_TURN = contextlib.nullcontext()
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._turn: threading.Lock | None = None
+        self._statement_turn = _Turn(self)
         self.in_turn = False
 
     def get_new_connection(self, conn_params):
@@ -77,16 +80,16 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     # --- Turns ---------------------------------------------------------------------------------------
 
-    def needs_turn(self, query: str) -> bool:
-        return (
-            self._turn is not None
-            and not self.in_turn
-            and self.autocommit
-            and query.lstrip()[:6].upper() != "SELECT"
-        )
-
-    def turn(self) -> _Turn:
-        return _Turn(self)
+    def turn_for(self, query: str) -> contextlib.AbstractContextManager[None]:
+        """The turn a statement waits for: none inside a transaction (it has the turn) or for a read."""
+        if (
+            self._turn is None
+            or self.in_turn
+            or not self.autocommit
+            or query[:16].lstrip()[:6].upper() == "SELECT"
+        ):
+            return _NO_TURN
+        return self._statement_turn
 
     def take_turn(self) -> None:
         if self._turn is None or self.in_turn:
