@@ -13,7 +13,8 @@ Three kinds of process on loopback:
 Once every stream has had its first swap, latencies are recorded for --seconds: for each stamp in a
 text-append fragment, the time it reached this process minus the time the agent sent it (the
 product adds that, plus two loopback hops). Memory per stream is the product's resident memory
-while all N streams are open, minus its resident memory after one warm-up run, over N. The event
+while all N streams are open, minus its resident memory after the warm-up (as many runs at once as
+the composers send, so the threads kept for requests are counted once, not per stream), over N. The event
 log's progress is sampled too: the events the product has written to SQLite against those the
 agent has sent, which shows whether one database keeps up with N runs writing at once. The time
 each POST takes while the streams pile up (send p50/p99) shows what a person starting a conversation
@@ -360,14 +361,15 @@ async def drive(args: argparse.Namespace, base: str, product_port: int, agent_po
     headers = {"Cookie": cookie}  # not a cookie jar: the session stays the one signed in
     async with httpx.AsyncClient(base_url=base, headers=headers, timeout=120, limits=limits) as client:
         await client.get("/agents/bench-slow/")  # discovery, as a person opening the workspace
-        # One warm-up run, followed to its end: imports, templates and the first connections are paid.
-        [warm_id], _ = await start_conversations(client, base, token, "bench-slow", 1)
-        warm = SseFollower(product_port, warm_id, cookie)
-        warm_task = asyncio.create_task(warm.follow())
-        await asyncio.wait_for(warm.first_update.wait(), 60)
+        # Warm-up runs, as many at once as the composers send, followed to their end: imports,
+        # templates, and the threads and connections that many requests at once use are paid.
+        warm_ids, _ = await start_conversations(client, base, token, "bench-slow", SEND_CONCURRENCY)
+        warm = [SseFollower(product_port, warm_id, cookie) for warm_id in warm_ids]
+        warm_tasks = [asyncio.create_task(follower.follow()) for follower in warm]
+        await asyncio.wait_for(asyncio.gather(*(follower.first_update.wait() for follower in warm)), 60)
         await asyncio.sleep(0.5)
         await agent_get(agent_port, "/finish")
-        await asyncio.wait_for(warm_task, 60)
+        await asyncio.wait_for(asyncio.gather(*warm_tasks), 60)
         await asyncio.sleep(1.0)
         idle_kb = rss_kb(pid)
 

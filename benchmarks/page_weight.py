@@ -14,9 +14,10 @@ DEBUG on, would be counted apart (`*_debug_js_bytes`) and left out of the totals
 Three workspaces are weighed: one whose agent takes voice notes (`page_workspace`, the audio recorder
 shown), one whose agent does not (`page_workspace_no_recorder`), and one whose agent names skills
 (`page_workspace_skills`, the skill chooser shown). The recorder's, the skill chooser's and the phone
-drawer's own scripts are loaded only when the control is first used, and the fallback for a proxied image
-that failed only when one fails; they are counted apart (`*_on_demand_js_bytes`, every
-`data-script` the page names), and `*_own_js_after_record_bytes` is what the page has run once they came.
+drawer's own scripts are loaded only when the control is first used, the fallback for a proxied image
+that failed only when one fails, and the clocks (an approval's expiry, a live run's time) only when
+the page first shows one; they are counted apart (`*_on_demand_js_bytes`, every `data-script` and
+`data-clocks` the page names), and `*_own_js_after_record_bytes` is what the page has run once they came.
 
 Usage: python benchmarks/page_weight.py [--json] [--workspace SLUG] [--plain-workspace SLUG]
        [--skills-workspace SLUG]
@@ -46,7 +47,7 @@ TARGET_OWN_JS_BYTES = 15 * 1024
 _SCRIPT = re.compile(r"<script\b[^>]*\bsrc=\"([^\"]+)\"", re.I)
 _LINK = re.compile(r"<link\b[^>]*>", re.I)
 _HREF = re.compile(r"\bhref=\"([^\"]+)\"", re.I)
-_ON_DEMAND = re.compile(r"\bdata-script=\"([^\"]+)\"", re.I)
+_ON_DEMAND = re.compile(r"\bdata-(?:script|clocks)=\"([^\"]+)\"", re.I)
 
 
 def gzipped(data: bytes) -> int:

@@ -113,6 +113,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Django's SQLite, with the process's writers queueing on a lock rather than in SQLite's busy
     # handler (project/sqlite/base.py).
     DATABASES["default"]["ENGINE"] = "project.sqlite"
+    # A request's thread is kept for the next request (project/asgi.RequestThreads), and its
+    # connection with it: SQLite's prepared statements stay, and no file is opened per request.
+    DATABASES["default"]["CONN_MAX_AGE"] = None
     # WAL lets streaming writers and page readers work at once; a busy timeout instead of
     # "database is locked" under concurrent runs.
     DATABASES["default"].setdefault("OPTIONS", {}).update(

@@ -1,5 +1,5 @@
 // The workspace in the browser: following new words, the composer (Enter sends, files checked,
-// Send becoming Stop), the drawer, copy buttons, expiry. Some controls' scripts load on first use.
+// Send becoming Stop), streams that reconnect, copy buttons. Other scripts come on first use.
 (function () {
   "use strict";
   var $ = function (s, r) { return (r || document).querySelector(s); }, on = function (t, e, f, o) { if (t) t.addEventListener(e, f, o); };
@@ -63,7 +63,7 @@
     new MutationObserver(function () {
       if (!follow() && jump) jump.hidden = false;
       addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
-      tick();  // a request that just arrived counts down at once
+      needClocks();  // a request that just arrived counts down at once
     }).observe(scroller, { childList: true, subtree: true, characterData: true, attributeFilter: ["class"] });  // htmx settles a class after its swap
     // Sizes change without a mutation too (the composer growing, an image laid out).
     if (window.ResizeObserver) {
@@ -164,17 +164,20 @@
     $("[data-record]", recorder).disabled = true;
     $("[data-record-status]", recorder).textContent = "This browser cannot record audio.";
   }
+  function load(src, press) {
+    var l = scripts[src] = scripts[src] || {};
+    if (l.done) return;
+    if (press) l.press = press;
+    if (l.s) return;
+    l.s = el("script");
+    l.s.nonce = nonce;
+    l.s.src = src;
+    l.s.onload = function () { l.done = 1; if (l.press) l.press.click(); };
+    document.head.appendChild(l.s);
+  }
   function onDemand(event) {
     var box = event.target.closest && event.target.closest("[data-script]"), src = box && box.dataset.script;
-    var load = src && (scripts[src] = scripts[src] || {});
-    if (!load || load.done) return;
-    if (event.type === "click") load.press = event.target.closest("button");
-    if (load.s) return;
-    load.s = el("script");
-    load.s.nonce = nonce;
-    load.s.src = src;
-    load.s.onload = function () { load.done = 1; if (load.press) load.press.click(); };
-    document.head.appendChild(load.s);
+    if (src && !(scripts[src] || {}).done) load(src, event.type === "click" && event.target.closest("button"));
   }
   // A press or a choice may come with no focus first.
   ["focusin", "click", "change"].forEach(function (type) { on(document, type, onDemand); });
@@ -217,15 +220,15 @@
   on(document.body, "htmx:sseClose", function (event) {
     var stream = event.target.closest(".run-stream");
     if (stream) stream.setAttribute("data-closed", "");
+    reconnecting(event, "");
     refreshStop();
   });
   on(document.body, "htmx:load", refreshStop);
 
-  // A stream cut (its server stopped, the network went away) comes back by itself: the browser asks
-  // again with the last frame it had (Last-Event-ID), and htmx, when it makes a new connection,
-  // passes it as the cursor. Meanwhile the run says it is reconnecting, never that it failed.
+  // A cut stream comes back by itself: htmx's new connection passes the last frame's id as the
+  // cursor. Meanwhile the run says it is reconnecting, never that it failed.
   var RECONNECTING = "Reconnecting… The answer goes on meanwhile, and shows here once the connection is back.";
-  var cursors = {}, create = (window.htmx && htmx.createEventSource) || function (url) { return new EventSource(url, { withCredentials: true }); };
+  var cursors = {}, create = window.htmx && htmx.createEventSource;
   if (window.htmx) htmx.createEventSource = function (url) {
     var at = cursors[url];
     return create(at ? url + (url.indexOf("?") < 0 ? "?" : "&") + "cursor=" + encodeURIComponent(at) : url);
@@ -241,7 +244,6 @@
   });
   on(document.body, "htmx:sseError", function (event) { if (!event.target.closest("[data-closed]")) reconnecting(event, RECONNECTING); });
   on(document.body, "htmx:sseOpen", function (event) { reconnecting(event, ""); });
-  on(document.body, "htmx:sseClose", function (event) { reconnecting(event, ""); });
 
   // Copy buttons: one for each code block, one for each whole answer.
   function copyButton(label, text) {
@@ -276,7 +278,7 @@
   }
   addCopyButtons(document);
 
-  // The details drawer on narrow screens: drawer.js comes with the first press of its toggle (data-script).
+  // The details drawer on narrow screens (drawer.js comes with its toggle's first press).
   on(document, "click", function (event) {
     if (event.target.closest("[data-open-explain]")) $("#explain").showModal();
   });
@@ -289,36 +291,12 @@
     if (choice) choice.checked = true;
   });
 
-  function duration(s) { return (s >= 60 ? Math.floor(s / 60) + " min " : "") + (s % 60) + " s"; }
-  // Approval expiry: a live countdown, and no deciding after it.
-  function tick() {
-    each("[data-expires-at]", function (e) {
-      var left = Math.round((Date.parse(e.dataset.expiresAt) - Date.now()) / 1000), form = e.closest("form");
-      if (isNaN(left)) return;
-      var text = left > 0 ? "in " + duration(left) : "now: this request has expired";
-      if (e.textContent !== text) e.textContent = text;  // unchanged text is no mutation to observe again
-      if (left <= 0 && form) each("button, input, textarea", function (c) { c.disabled = true; }, form);
-    });
-  }
-  // A live run's clock counts from the server's figure (the browser's clock never matters);
-  // past the declared bound, the past-bound line shows.
-  function clocks() {
-    var now = Date.now();
-    document.querySelectorAll("[data-elapsed]").forEach(function (e) {
-      if (!e.dataset.seen) e.dataset.seen = now;
-      var s = Math.floor(parseFloat(e.dataset.elapsed) + (now - e.dataset.seen) / 1000);
-      if (isNaN(s)) return;
-      e.textContent = duration(s);
-      var past = e.closest("[data-progress]").querySelector("[data-past-bound=time]");
-      if (past && s > parseFloat(e.dataset.bound)) past.hidden = false;
-    });
-  }
-  tick();
-  clocks();
-  setInterval(function () { tick(); clocks(); }, 1000);
+  // Countdowns and run clocks: clocks.js (data-clocks) comes with the first one the page shows.
+  function needClocks() { if (me.dataset && me.dataset.clocks && $("[data-expires-at], [data-elapsed]")) load(me.dataset.clocks); }
+  needClocks();
   refreshStop();
 
-  // An image the server could not fetch from the agent's site: images.js (this script's data-script) shows its link.
+  // An image the server could not fetch: images.js (this script's data-script) shows its link.
   function broken(img) { if (img.matches && img.matches("img[data-remote-image]") && img.complete && !img.naturalWidth) onDemand({ target: me }); }
   on(document, "error", function (event) { broken(event.target); }, true);
   each("img[data-remote-image]", broken);
