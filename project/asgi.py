@@ -87,19 +87,18 @@ class AgentsUIASGIHandler(ASGIHandler):
         self._middleware_chain = handler
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and self._long_lived(scope):
-            await self.handle(scope, receive, send)
-        elif scope["type"] == "http":
-            thread = self.threads.lease()
-            ended = False
-            try:
-                async with ThreadSensitiveContext(executor=thread):
-                    await self.handle(scope, receive, send)
-                ended = True
-            finally:
-                self.threads.give_back(thread, reusable=ended)
-        else:
-            await super().__call__(scope, receive, send)
+        if scope["type"] != "http":
+            return await super().__call__(scope, receive, send)
+        if self._long_lived(scope):
+            return await self.handle(scope, receive, send)
+        thread = self.threads.lease()
+        try:
+            async with ThreadSensitiveContext(executor=thread):
+                await self.handle(scope, receive, send)
+        except BaseException:
+            self.threads.give_back(thread, reusable=False)
+            raise
+        self.threads.give_back(thread)
 
     @staticmethod
     def _long_lived(scope) -> bool:

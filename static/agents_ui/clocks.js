@@ -18,7 +18,7 @@
   // past the declared bound, the past-bound line shows.
   function clocks() {
     var now = Date.now();
-    document.querySelectorAll("[data-elapsed]").forEach(function (e) {
+    each("[data-elapsed]", function (e) {
       if (!e.dataset.seen) e.dataset.seen = now;
       var s = Math.floor(parseFloat(e.dataset.elapsed) + (now - e.dataset.seen) / 1000);
       if (isNaN(s)) return;

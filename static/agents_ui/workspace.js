@@ -63,7 +63,7 @@
     new MutationObserver(function () {
       if (!follow() && jump) jump.hidden = false;
       addCopyButtons(scroller);  // adds only to answers that have none: its own changes end here
-      needClocks();  // a request that just arrived counts down at once
+      needClocks();  // the first expiry or clock that arrives brings clocks.js
     }).observe(scroller, { childList: true, subtree: true, characterData: true, attributeFilter: ["class"] });  // htmx settles a class after its swap
     // Sizes change without a mutation too (the composer growing, an image laid out).
     if (window.ResizeObserver) {
@@ -177,7 +177,7 @@
   }
   function onDemand(event) {
     var box = event.target.closest && event.target.closest("[data-script]"), src = box && box.dataset.script;
-    if (src && !(scripts[src] || {}).done) load(src, event.type === "click" && event.target.closest("button"));
+    if (src) load(src, event.type === "click" && event.target.closest("button"));
   }
   // A press or a choice may come with no focus first.
   ["focusin", "click", "change"].forEach(function (type) { on(document, type, onDemand); });
