@@ -373,7 +373,7 @@ async def drive(args: argparse.Namespace, base: str, product_port: int, agent_po
         await asyncio.sleep(1.0)
         idle_kb = rss_kb(pid)
 
-        started = time.perf_counter()
+        started, cpu_at_start = time.perf_counter(), cpu_seconds(pid)
         followers: list[SseFollower] = []
         tasks: list[asyncio.Task] = []
 
@@ -388,6 +388,7 @@ async def drive(args: argparse.Namespace, base: str, product_port: int, agent_po
         )  # fmt: skip
         send_seconds.sort()
         start_seconds = time.perf_counter() - started
+        start_cpu = cpu_seconds(pid) - cpu_at_start
     try:
         await asyncio.wait_for(asyncio.gather(*(f.first_update.wait() for f in followers)), 30)
     except TimeoutError:
@@ -442,6 +443,9 @@ async def drive(args: argparse.Namespace, base: str, product_port: int, agent_po
         "many_streams_started": len(run_ids),
         "many_streams_start_seconds": round(start_seconds, 2),
         "many_streams_start_per_s": round(len(run_ids) / start_seconds, 1),
+        # The product's CPU while the conversations started (their sends, runs and streams, and the
+        # streams already open), per conversation: what each start costs a busy worker.
+        "many_streams_start_cpu_ms": round(1000 * start_cpu / len(run_ids), 2) if run_ids else None,
         "many_streams_send_p50_ms": round(1000 * statistics.median(send_seconds)) if send_seconds else None,
         "many_streams_send_p99_ms": round(1000 * send_seconds[int(len(send_seconds) * 0.99)])
         if send_seconds
@@ -529,6 +533,7 @@ UNITS = {
     "many_streams_started": "runs",
     "many_streams_start_seconds": "s",
     "many_streams_start_per_s": "runs/s",
+    "many_streams_start_cpu_ms": "ms of CPU per conversation",
     "many_streams_send_p50_ms": "ms",
     "many_streams_send_p99_ms": "ms",
     "many_streams_window_seconds": "s",

@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from asgiref.sync import sync_to_async
+
 from agents_ui.capabilities import read_card
 from agents_ui.decisions import Observations, Plan, UserAbilities, decide
 from agents_ui.endpoints.discovery import Discovery, discover_one
@@ -21,7 +23,8 @@ from agents_ui.sdk.transcript import Observed
 
 
 async def user_abilities(user: Any) -> UserAbilities:
-    return UserAbilities.from_permissions(await user.aget_all_permissions())
+    # One trip to a thread for both of its queries (the async form takes one for each).
+    return UserAbilities.from_permissions(await sync_to_async(user.get_all_permissions)())
 
 
 @dataclass(frozen=True)

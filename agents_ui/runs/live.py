@@ -22,6 +22,7 @@ import contextvars
 import logging
 import time
 import uuid
+from concurrent.futures import Future
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -364,11 +365,9 @@ async def _drive(run: Run, live: LiveRun) -> None:
     traced = tracing.start(run, live)  # None unless tracing is on
     if traced:
         traced.attach()
-    begun = {"status": Run.Status.RUNNING, "started_at": timezone.now()}
-    mine = Run.objects.filter(pk=run.pk, attempt=live.attempt, worker=live.worker)  # fenced by the lease
-    if not await mine.exclude(status__in=Run.FINISHED).aupdate(
-        **begun, **({"trace_id": traced.trace_id} if traced else {})
-    ):
+    mine = _fenced(run, live)
+    begun = await _begin(run, live, traced.trace_id if traced else None)
+    if begun is None:
         # Stopped before it began, or taken back (a sweeper judged this worker gone): nothing to write.
         live.lease_lost = live.done = True
         LIVE.pop(live.run_id, None)
@@ -376,13 +375,6 @@ async def _drive(run: Run, live: LiveRun) -> None:
             traced.detach()
         return
     watch = live.watch = RunWatch(run.pk, conversation.pk, endpoint.slug, endpoint.protocol)
-    # A MESSAGES_SNAPSHOT repeats earlier answers: they are saved once, with the run that said them.
-    async for role, remote_id in (
-        Message.objects.filter(conversation=conversation)
-        .exclude(remote_id="")
-        .values_list("role", "remote_id")
-    ):
-        live._saved_messages.add(f"reasoning:{remote_id}" if role == Message.Role.REASONING else remote_id)
     status, error, refused = Run.Status.RUNNING, "", ""
     writer.add(live)
     live.fanout = fanout()
@@ -392,7 +384,7 @@ async def _drive(run: Run, live: LiveRun) -> None:
             if traced:
                 traced.instrument(client)
             agent = sdk_client(endpoint, client)
-            earlier = await sync_to_async(thread_runs)(conversation, before=run)
+            earlier = begun.result()
             if traced:
                 await traced.waited(run, earlier)
             # The same (still empty) transcript, so that whoever follows it already keeps it.
@@ -508,6 +500,38 @@ def _subagent_names(nodes: list[Any]) -> list[str]:
     for node in nodes:
         names += [node.name or "", *_subagent_names(node.children)]
     return names
+
+
+def _fenced(run: Run, live: LiveRun) -> Any:
+    """The run, as long as this drive still holds its lease: every write about it goes through this."""
+    return Run.objects.filter(pk=run.pk, attempt=live.attempt, worker=live.worker)
+
+
+@sync_to_async
+def _begin(run: Run, live: LiveRun, trace_id: str | None) -> Future[list[tuple[Run, Transcript]]] | None:
+    """The run marked running, fenced by its lease (None: stopped before it began, or taken back),
+    with what the drive starts from, in one trip to a thread: the answers of the conversation saved
+    already (a MESSAGES_SNAPSHOT repeats them; they are saved once, with the run that said them), and
+    the thread's earlier runs, as a future whose failure the drive reports as the run's."""
+    if (
+        not _fenced(run, live)
+        .exclude(status__in=Run.FINISHED)
+        .update(
+            status=Run.Status.RUNNING,
+            started_at=timezone.now(),
+            **({"trace_id": trace_id} if trace_id else {}),
+        )
+    ):
+        return None
+    saved = Message.objects.filter(conversation=run.conversation).exclude(remote_id="")
+    for role, remote_id in saved.values_list("role", "remote_id"):
+        live._saved_messages.add(f"reasoning:{remote_id}" if role == Message.Role.REASONING else remote_id)
+    earlier: Future[list[tuple[Run, Transcript]]] = Future()
+    try:
+        earlier.set_result(thread_runs(run.conversation, before=run))
+    except Exception as exc:
+        earlier.set_exception(exc)
+    return earlier
 
 
 def thread_runs(conversation: Conversation, *, before: Run | None = None) -> list[tuple[Run, Transcript]]:

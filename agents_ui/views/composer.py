@@ -8,7 +8,6 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, OperationalError, transaction
-from django.db.models import prefetch_related_objects
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -31,7 +30,7 @@ from agents_ui.runs.throttle import allowance, claim
 from agents_ui.sdk import sniff_mime_type
 from agents_ui.sdk.transcript import Transcript
 from agents_ui.views.access import sending_refusal, usable_endpoint, users_conversation
-from agents_ui.views.conversations import recent_conversations
+from agents_ui.views.conversations import Recent
 from agents_ui.views.htmx import HtmxHttpRequest
 from agents_ui.views.inbox import answered_in_inbox, from_inbox
 from agents_ui.views.workspace import new_client_token, render_workspace
@@ -52,12 +51,16 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     inputs = await plan_inputs(endpoint, await user_abilities(user))
     plan, discovery = inputs.plan(), inputs.discovery
     token = (request.POST.get("client_token") or "")[:64]
-    if token and (earlier := await sync_to_async(_sent_before)(user, token)):
-        return await _sent(request, *earlier, plan)  # the same message submitted again: its first run
+    # The same message submitted again gets its first run. A submit that is saved finds it by the
+    # token's uniqueness (save_turn); one that would be refused, or would stop a run, looks first.
     try:
         check_discovery(discovery)
         content, files, request_fields = _read_composer(request, plan)
+        if request_fields["intervention"] and (earlier := await _sent_first(user, token)):
+            return await _sent(request, *earlier, plan)
         if queue.separate() and await sync_to_async(queue.full)():
+            if earlier := await _sent_first(user, token):
+                return await _sent(request, *earlier, plan)
             return await _overloaded(request, endpoint)
         try:
             conversation = await _conversation_for(request, endpoint)
@@ -71,6 +74,8 @@ async def send_message(request: HtmxHttpRequest, slug: str) -> HttpResponse:
                 "The server is busy and your message was not sent. It is still here: try again."
             ) from exc
     except ComposerError as problem:
+        if earlier := await _sent_first(user, token):
+            return await _sent(request, *earlier, plan)
         return await _refused(request, endpoint, str(problem))
     if first:
         start_run(run, plan)
@@ -120,11 +125,16 @@ async def _sent(
             "allowance": await allowance(plan, conversation.endpoint_id, user),
             # The page had no conversation yet: its empty state goes, and the side list gains this one.
             "first_turn": not request.POST.get("conversation"),
-            "recent": await recent_conversations(user, conversation.endpoint),
+            "recent": Recent(user, conversation.endpoint),  # read as the response renders
             "endpoint": conversation.endpoint,
         },
     )
     return push_url(sent, conversation.get_absolute_url())
+
+
+async def _sent_first(user: Any, token: str) -> tuple[Run, Message | None] | None:
+    """The run and message of an earlier submit with this composer token, if there was one."""
+    return await sync_to_async(_sent_before)(user, token) if token else None
 
 
 def _sent_before(user: Any, token: str) -> tuple[Run, Message | None] | None:
@@ -253,6 +263,14 @@ def _mime_matches(mime_type: str, pattern: str) -> bool:
     return mime_type == pattern
 
 
+def saved_with(instance: Any, name: str, related: list[Any]) -> None:
+    """`instance.<name>.all()` is `related`, just saved with it: the page shows it without reading it
+    back (as prefetch_related would store it)."""
+    found = getattr(instance, name).all()
+    found._result_cache, found._prefetch_done = list(related), True
+    instance._prefetched_objects_cache = {**getattr(instance, "_prefetched_objects_cache", {}), name: found}
+
+
 async def _change_course(conversation: Conversation) -> None:
     """Stop what the conversation is running, keeping what it said, so that the correction goes as
     the next run on the same thread, which runs.turns makes only once no run of it is going."""
@@ -299,10 +317,12 @@ def save_turn(
             message = Message.objects.create(
                 conversation=conversation, role=Message.Role.USER, content=content
             )
-            for name, mime_type, data in files:
+            attachments = [
                 Attachment.objects.create(
                     message=message, name=name[:255], mime_type=mime_type, size=len(data), data=data
                 )
+                for name, mime_type, data in files
+            ]
             run_request = RunRequest(
                 message_id=message.pk,
                 subagent=fields["subagent"],
@@ -331,5 +351,5 @@ def save_turn(
         return *earlier, False
     conversation.endpoint = endpoint
     run.conversation = conversation
-    prefetch_related_objects([message], "attachments")  # for the page: the message as saved
+    saved_with(message, "attachments", attachments)  # for the page: the message as saved
     return run, message, True

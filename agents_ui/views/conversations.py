@@ -3,8 +3,11 @@ title or by what was said in them, renamed, deleted."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from functools import cached_property
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -59,9 +62,30 @@ def listed(conversations: Any) -> Any:
 
 async def recent_conversations(user: Any, endpoint: AgentEndpoint) -> list[Conversation]:
     """The person's latest conversations with this agent, for the workspace's side column."""
-    found = listed(Conversation.objects.filter(user=user, endpoint=endpoint)).select_related("endpoint")
-    found = found.order_by("-updated_at")
-    return [c async for c in found[:RECENT_LIMIT]]
+    return await sync_to_async(list)(Recent(user, endpoint))
+
+
+class Recent:
+    """recent_conversations, read when first listed: a template that lists them reads them as it
+    renders, in the thread that renders it. Each is only what the list shows, on the one endpoint."""
+
+    def __init__(self, user: Any, endpoint: AgentEndpoint) -> None:
+        self.user, self.endpoint = user, endpoint
+
+    @cached_property
+    def conversations(self) -> list[Conversation]:
+        found = listed(Conversation.objects.filter(user=self.user, endpoint=self.endpoint))
+        found = found.only("id", "title", "updated_at", "endpoint_id").order_by("-updated_at")
+        listed_here = list(found[:RECENT_LIMIT])
+        for conversation in listed_here:
+            conversation.endpoint = self.endpoint
+        return listed_here
+
+    def __iter__(self) -> Iterator[Conversation]:
+        return iter(self.conversations)
+
+    def __len__(self) -> int:
+        return len(self.conversations)
 
 
 def side_list(

@@ -15,20 +15,21 @@ from django.utils import timezone
 
 from agents_ui.capabilities import Observations
 from agents_ui.capabilities.profile import NOTHING_SEEN
+from agents_ui.decisions import UserAbilities
 from agents_ui.display.activities import prior_surfaces
 from agents_ui.display.run_view import RunView
 from agents_ui.display.stream_diff import StreamRenderer
-from agents_ui.endpoints.plans import PlanInputs, plan_inputs, user_abilities
+from agents_ui.endpoints.plans import PlanInputs, plan_inputs
 from agents_ui.models import Run
 from agents_ui.monitoring import metrics
 from agents_ui.runs import queue
 from agents_ui.runs.event_log import EventLogReader
 from agents_ui.runs.fanout import fanout
-from agents_ui.runs.history import decided_for, decided_in, thought_seconds, thread_runs
+from agents_ui.runs.history import decided_in, thought_seconds, thread_runs
 from agents_ui.runs.live import LiveRun, live_run
 from agents_ui.sdk.folding import TranscriptBuilder
 from agents_ui.sdk.transcript import Transcript
-from agents_ui.views.access import users_run
+from agents_ui.views.access import users_run_now
 from agents_ui.views.client_tools import thread_answers
 from agents_ui.views.inbox import count_fragment
 
@@ -77,21 +78,14 @@ DONE_FRAME = sse_frame("done", "")
 @login_required
 async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse:
     """The run as Server-Sent Events of htmx fragments. Following a run never starts it."""
-    run = await users_run(request, run_id)
     cursor = stream_cursor(request)
-    abilities = await user_abilities(await request.auser())
+    user = await request.auser()
+    live = live_run(run_id)  # followed from here on, even if it ends before the stream begins
+    run, abilities, earlier_decided, earlier, thought = await sync_to_async(_opening)(
+        user, run_id, driven_here=live is not None
+    )
     inputs = await plan_inputs(run.conversation.endpoint, abilities)
-    decided = await sync_to_async(decided_for)(run)
-    # The earlier runs' decisions too: a resume's result lands on a card that shows what was decided.
-    earlier_decided = await sync_to_async(decided_in)(run.conversation)
-    live = live_run(run.pk)
-    # A run driven elsewhere is read from its log, folded with the runs before it.
-    earlier = [] if live is not None else await sync_to_async(thread_runs)(run.conversation, before=run)
-    # A run this process does not drive (finished, or driven elsewhere): its event log has the times.
-    thought = None if live else await sync_to_async(thought_seconds)(run)
-    # A stream may stay open for minutes: it must not hold a database connection meanwhile (the
-    # request's thread keeps its own connection until the response ends).
-    await sync_to_async(connections.close_all)()
+    decided = dict(earlier_decided.get(run.pk, {}))
     if live is not None:  # decisions taken from now on land in the same dict
         live.decided.update(decided)
         decided = live.decided
@@ -120,6 +114,24 @@ async def run_events(request: HttpRequest, run_id: Any) -> StreamingHttpResponse
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+def _opening(
+    user: Any, run_id: Any, *, driven_here: bool
+) -> tuple[Run, UserAbilities, dict[Any, dict[str, Any]], list, int | None]:
+    """What a stream starts from, read in one trip to a thread: the run (the user's, or not found),
+    what the user may do, the decisions recorded on the conversation's runs (a resume's result lands
+    on a card that shows what was decided), and for a run this process does not drive (finished, or
+    driven elsewhere) the earlier runs it is folded with and how long the agent thought."""
+    run = users_run_now(user, run_id)
+    abilities = UserAbilities.from_permissions(user.get_all_permissions())
+    earlier_decided = decided_in(run.conversation)
+    earlier = [] if driven_here else thread_runs(run.conversation, before=run)
+    thought = None if driven_here else thought_seconds(run)
+    # A stream may stay open for minutes: it must not hold a database connection meanwhile (the
+    # request's thread keeps its own connection until the response ends).
+    connections.close_all()
+    return run, abilities, earlier_decided, earlier, thought
 
 
 class EventStreamResponse(StreamingHttpResponse):

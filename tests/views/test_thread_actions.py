@@ -200,14 +200,14 @@ async def test_a_stream_that_first_saw_the_run_running_says_how_long_it_thought(
 
     await say(person, "one")
     run = await Run.objects.aget()
-    looked = stream.users_run
+    looked = stream.users_run_now
 
-    async def seen_running(request, run_id):
-        found = await looked(request, run_id)
+    def seen_running(user, run_id):
+        found = looked(user, run_id)
         found.status = Run.Status.RUNNING  # as read a moment before it ended
         return found
 
-    monkeypatch.setattr(stream, "users_run", seen_running)
+    monkeypatch.setattr(stream, "users_run_now", seen_running)
     response = await person.get(f"/runs/{run.pk}/events/")
     frames = b"".join([chunk async for chunk in response.streaming_content]).decode()
     assert "Thought for 1 s" in frames and ">Reasoning</summary>" not in frames
