@@ -24,7 +24,12 @@ from agents_ui.sdk.transcript import Observed
 
 async def user_abilities(user: Any) -> UserAbilities:
     # One trip to a thread for both of its queries (the async form takes one for each).
-    return UserAbilities.from_permissions(await sync_to_async(user.get_all_permissions)())
+    return await sync_to_async(abilities_of)(user)
+
+
+def abilities_of(user: Any) -> UserAbilities:
+    """user_abilities, for a caller already on a thread of its own."""
+    return UserAbilities.from_permissions(user.get_all_permissions())
 
 
 @dataclass(frozen=True)

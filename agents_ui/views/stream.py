@@ -19,7 +19,7 @@ from agents_ui.decisions import UserAbilities
 from agents_ui.display.activities import prior_surfaces
 from agents_ui.display.run_view import RunView
 from agents_ui.display.stream_diff import StreamRenderer
-from agents_ui.endpoints.plans import PlanInputs, plan_inputs
+from agents_ui.endpoints.plans import PlanInputs, abilities_of, plan_inputs
 from agents_ui.models import Run
 from agents_ui.monitoring import metrics
 from agents_ui.runs import queue
@@ -124,7 +124,7 @@ def _opening(
     on a card that shows what was decided), and for a run this process does not drive (finished, or
     driven elsewhere) the earlier runs it is folded with and how long the agent thought."""
     run = users_run_now(user, run_id)
-    abilities = UserAbilities.from_permissions(user.get_all_permissions())
+    abilities = abilities_of(user)
     earlier_decided = decided_in(run.conversation)
     earlier = [] if driven_here else thread_runs(run.conversation, before=run)
     thought = None if driven_here else thought_seconds(run)
