@@ -1,10 +1,11 @@
 """A throwaway PostgreSQL cluster for the tests of separate run workers (tests/queue).
 
 `postgres_cluster` (session): a cluster made with initdb under /tmp/pg-queue-<pid>, listening on
-127.0.0.1:55432 (or the next free port), run by the postgres user when the tests run as root
-(PostgreSQL refuses root),
-stopped at the end. The product's schema is migrated once into a template database; `pg_database`
-gives each test a fresh copy of it (CREATE DATABASE ... TEMPLATE, a fraction of a second).
+127.0.0.1:15432 (or the next free port, below the ephemeral range: tests/support/ports.py), run by
+the postgres user when the tests run as root (PostgreSQL refuses root), stopped at the end. A start
+that fails says why from the server's log; one that lost its port to another socket tries the next.
+The product's schema is migrated once into a template database; `pg_database` gives each test a
+fresh copy of it (CREATE DATABASE ... TEMPLATE, a fraction of a second).
 
 Skipped, saying why, where PostgreSQL is not installed (.ci/run installs it).
 """
@@ -16,7 +17,6 @@ import glob
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import uuid
@@ -26,19 +26,11 @@ from pathlib import Path
 
 import pytest
 
-
-def _free_port(first: int) -> int:
-    """The first port from `first` that nothing listens on: test processes side by side get their own."""
-    for port in range(first, first + 200):
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) != 0:
-                return port
-    raise RuntimeError(f"no free port from {first}")
-
+from tests.support.ports import unused_port
 
 # Each test process its own cluster: a folder and a port of its own.
 ROOT = Path(f"/tmp/pg-queue-{os.getpid()}")
-PORT = _free_port(55432)
+FIRST_PORT = 15432
 TEMPLATE = "agents_template"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,9 +47,10 @@ def _bindir() -> Path | None:
 class Cluster:
     bindir: Path
     as_postgres: list[str]
+    port: int = 0
 
     def url(self, database: str) -> str:
-        return f"postgres://agents@127.0.0.1:{PORT}/{database}"
+        return f"postgres://agents@127.0.0.1:{self.port}/{database}"
 
     def run(self, *args: str) -> None:
         result = subprocess.run(
@@ -67,8 +60,27 @@ class Cluster:
             raise RuntimeError(f"{Path(args[0]).name} failed: {result.stderr.strip()}")
 
     def sql(self, statement: str, database: str = "postgres") -> None:
-        self.run(str(self.bindir / "psql"), "-h", "127.0.0.1", "-p", str(PORT), "-U", "agents",
+        self.run(str(self.bindir / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "agents",
                  "-d", database, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement)  # fmt: skip
+
+    def start(self) -> None:
+        """pg_ctl start on the first free port; on another if a socket took that one meanwhile."""
+        log = ROOT / "server.log"
+        tried: set[int] = set()
+        for _ in range(5):
+            self.port = unused_port(FIRST_PORT, skip=tried)
+            tried.add(self.port)
+            log.unlink(missing_ok=True)
+            options = f"-p {self.port} -k {ROOT} -h 127.0.0.1 -c max_connections=200 -c fsync=off"
+            try:
+                self.run(str(self.bindir / "pg_ctl"), "-D", str(ROOT / "data"), "-l", str(log),
+                         "-w", "-o", options, "start")  # fmt: skip
+                return
+            except RuntimeError as failed:
+                said = log.read_text(errors="replace")[-3000:] if log.exists() else "(no server log)"
+                if "could not bind" not in said and "already in use" not in said:
+                    raise RuntimeError(f"{failed}\nserver log:\n{said}") from None
+        raise RuntimeError(f"PostgreSQL found no port to listen on (tried {sorted(tried)})")
 
     def stop(self) -> None:
         with contextlib.suppress(Exception):
@@ -118,9 +130,7 @@ def postgres_cluster() -> Iterator[Cluster]:
     cluster.run(
         str(bindir / "initdb"), "-D", str(ROOT / "data"), "-U", "agents", "--auth=trust", "-E", "UTF8"
     )
-    options = f"-p {PORT} -k {ROOT} -h 127.0.0.1 -c max_connections=200 -c fsync=off"
-    cluster.run(str(bindir / "pg_ctl"), "-D", str(ROOT / "data"), "-l", str(ROOT / "server.log"),
-                "-w", "-o", options, "start")  # fmt: skip
+    cluster.start()
     try:
         cluster.sql(f"CREATE DATABASE {TEMPLATE}")
         migrated = subprocess.run(

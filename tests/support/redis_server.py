@@ -1,8 +1,9 @@
 """A real, throwaway redis-server for the tests: its own port and directory, nothing saved to disk.
 
-`redis_server` (a pytest fixture, see tests/conftest.py) starts one per test process on port 56379
-(or the next free one), empties it before each test, and can be killed and started
-again mid-test. Without redis-server installed the tests that use it are skipped, saying why.
+`redis_server` (a pytest fixture, see tests/conftest.py) starts one per test process on port 16379
+(or the next free one, below the ephemeral range: tests/support/ports.py), empties it before each
+test, and can be killed and started again mid-test. Without redis-server installed the tests that
+use it are skipped, saying why.
 """
 
 from __future__ import annotations
@@ -13,16 +14,14 @@ import subprocess
 import tempfile
 import time
 
-BASE_PORT = 56379
+from tests.support.ports import unused_port
+
+BASE_PORT = 16379
 
 
 def redis_port() -> int:
-    """The first port from BASE_PORT that nothing listens on: test processes side by side get their own."""
-    for port in range(BASE_PORT, BASE_PORT + 200):
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) != 0:
-                return port
-    raise RuntimeError(f"no free port from {BASE_PORT}")
+    """The first free port from BASE_PORT: test processes side by side get their own."""
+    return unused_port(BASE_PORT)
 
 
 class RedisServer:
