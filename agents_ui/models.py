@@ -270,6 +270,8 @@ class Conversation(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
+        # The workspace's side list: a person's latest with one agent, read without sorting them all.
+        indexes = [models.Index(fields=["user", "endpoint", "-updated_at"], name="conversation_recent")]
 
     def __str__(self) -> str:
         return self.title or f"Conversation {str(self.id)[:8]}"

@@ -177,6 +177,10 @@ SECURE_CSP = {
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# Django's database sessions and ModelBackend, with their reads on every request prepared
+# (agents_ui/sessions.py).
+SESSION_ENGINE = "agents_ui.sessions"
+AUTHENTICATION_BACKENDS = ["agents_ui.sessions.PersonBackend"]
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 # No script reads the CSRF cookie: htmx sends the token from the page (hx-headers in base.html).
