@@ -112,7 +112,8 @@ async def test_an_async_permission_check_reads_them_once():
 
 def test_a_signed_in_request_reads_its_session_and_person_in_two_statements(client):
     alice = make_user("alice")
-    assert client.post("/accounts/login/", {"username": alice.username, "password": PASSWORD}).status_code == 302
+    signed = client.post("/accounts/login/", {"username": alice.username, "password": PASSWORD})
+    assert signed.status_code == 302
     with CaptureQueriesContext(connection) as queries:
         page = client.get("/accounts/password_change/", follow=False)
     assert page.status_code in (200, 302)
