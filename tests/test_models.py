@@ -53,3 +53,27 @@ def test_auth_headers_carry_the_credential():
     assert header.auth_headers() == {"X-Api-Key": "k"}
     assert none.auth_headers() == {}
     assert bearer.host == "agent" + bearer.slug.split("-")[1] + ".example.test"
+
+
+@pytest.mark.django_db
+def test_an_endpoint_is_open_to_exactly_the_people_its_list_rule_lets_use_it():
+    from django.contrib.auth.models import AnonymousUser, Group
+
+    from tests.factories import make_user
+
+    finance, legal = Group.objects.create(name="finance"), Group.objects.create(name="legal")
+    everyone, for_finance, for_both = make_endpoint(), make_endpoint(), make_endpoint()
+    off = make_endpoint(enabled=False)
+    for_finance.allowed_groups.add(finance)
+    for_both.allowed_groups.add(finance, legal)
+    outsider, accountant, lawyer = make_user(), make_user(), make_user()
+    accountant.groups.add(finance)
+    lawyer.groups.add(legal, Group.objects.create(name="other"))
+    root = make_user(superuser=True)
+    people = [outsider, accountant, lawyer, root, AnonymousUser()]
+    for person in people:
+        listed = set(AgentEndpoint.objects.usable_by(person).values_list("pk", flat=True))
+        for endpoint in (everyone, for_finance, for_both, off):
+            assert endpoint.open_to(person) == (endpoint.pk in listed), (person, endpoint)
+    assert for_finance.open_to(accountant) and not for_finance.open_to(lawyer)
+    assert for_both.open_to(lawyer) and not for_both.open_to(outsider) and not off.open_to(root)

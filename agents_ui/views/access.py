@@ -26,17 +26,23 @@ async def usable_endpoint(request: HttpRequest, slug: str, *, announce: bool = T
             endpoint = await AgentEndpoint.objects.aget(slug=slug)
         except AgentEndpoint.DoesNotExist:
             raise Http404("No such agent.") from None
-        endpoint.preview_only = (
-            not await AgentEndpoint.objects.usable_by(user).filter(pk=endpoint.pk).aexists()
-        )
+        endpoint.preview_only = not await sync_to_async(endpoint.open_to)(user)
         if announce:
             messages.info(request, preview_note(endpoint), extra_tags="preview")
         return endpoint
+    endpoint = await sync_to_async(usable_endpoint_now)(user, slug)
+    endpoint.preview_only = False
+    return endpoint
+
+
+def usable_endpoint_now(user: Any, slug: str) -> AgentEndpoint:
+    """The endpoint with this slug if this user may use it, in one trip to a thread."""
     try:
-        endpoint = await AgentEndpoint.objects.usable_by(user).aget(slug=slug)
+        endpoint = AgentEndpoint.objects.get(slug=slug, enabled=True)
     except AgentEndpoint.DoesNotExist:
         raise Http404("No such agent.") from None
-    endpoint.preview_only = False
+    if not endpoint.open_to(user):
+        raise Http404("No such agent.")
     return endpoint
 
 
@@ -84,6 +90,6 @@ def users_run_now(user: Any, run_id: Any) -> Run:
         run = Run.objects.select_related("conversation__endpoint").get(pk=run_id, conversation__user=user)
     except (Run.DoesNotExist, ValidationError):
         raise Http404("No such run.") from None
-    if not AgentEndpoint.objects.usable_by(user).filter(pk=run.conversation.endpoint_id).exists():
+    if not run.conversation.endpoint.open_to(user):
         raise Http404("No such run.")
     return run
