@@ -63,7 +63,8 @@ def _open_to_query(using: str) -> str:
 
     group = AgentEndpoint._meta.get_field("allowed_groups").related_model
     return (
-        f"SELECT NOT EXISTS (SELECT 1 FROM {quote(allowed.db_table)} WHERE {link(allowed, AgentEndpoint)} = %s)"
+        f"SELECT NOT EXISTS"
+        f" (SELECT 1 FROM {quote(allowed.db_table)} WHERE {link(allowed, AgentEndpoint)} = %s)"
         f" OR EXISTS (SELECT 1 FROM {quote(allowed.db_table)} a JOIN {quote(member.db_table)} m"
         f" ON m.{link(member, group)} = a.{link(allowed, group)}"
         f" WHERE a.{link(allowed, AgentEndpoint)} = %s AND m.{link(member, get_user_model())} = %s)"
@@ -196,6 +197,9 @@ class AgentEndpoint(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def get_absolute_url(self) -> str:
+        return reverse("workspace", kwargs={"slug": self.slug})
+
     def open_to(self, user: Any) -> bool:
         """Whether this user may use this endpoint, read already: the rule of
         AgentEndpointQuerySet.usable_by for one endpoint, in one prepared statement (a request that
@@ -208,9 +212,6 @@ class AgentEndpoint(models.Model):
         with connections[using].cursor() as cursor:
             cursor.execute(_open_to_query(using), [self.pk, self.pk, user.pk])
             return bool(cursor.fetchone()[0])
-
-    def get_absolute_url(self) -> str:
-        return reverse("workspace", kwargs={"slug": self.slug})
 
     def clean(self) -> None:
         errors = {}
