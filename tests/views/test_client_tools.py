@@ -7,15 +7,26 @@ import json
 import uuid
 
 import pytest
-from asgiref.sync import sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from django.core.cache import cache
+from django.db import connection
 from django.template.loader import render_to_string
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from agents_ui.capabilities import read_agui
 from agents_ui.decisions import UserAbilities, decide
 from agents_ui.display.run_view import RunView
 from agents_ui.endpoints.plans import plan_inputs, user_abilities
-from agents_ui.models import AgentEndpoint, ApprovalRecord, Conversation, Message, Run, RunEvent
+from agents_ui.models import (
+    AgentEndpoint,
+    ApprovalRecord,
+    CapabilitySnapshot,
+    Conversation,
+    Message,
+    Run,
+    RunEvent,
+)
 from agents_ui.runs.event_log import replay
 from agents_ui.runs.inputs import ToolAnswer
 from agents_ui.runs.protocols.agui import offered_client_tools
@@ -95,6 +106,32 @@ async def test_a_run_offers_the_tools_as_the_declaration_says(fake_server, mode,
     assert all(tool["description"] and tool["parameters"]["type"] == "object" for tool in sent)
     run = await Run.objects.select_related("conversation").alatest("created_at")
     assert [tool.name for tool in await offered_client_tools(run)] == names
+
+
+async def test_the_offer_is_decided_once_per_declaration_and_again_for_a_new_one():
+    endpoint = await sync_to_async(make_endpoint)()
+    conversation = await Conversation.objects.acreate(
+        user=await sync_to_async(make_user)(), endpoint=endpoint
+    )
+    run = await Run.objects.acreate(conversation=conversation)
+
+    async def declares(payload: dict, digest: str) -> None:
+        await CapabilitySnapshot.objects.acreate(
+            endpoint=endpoint, status="declared", content_hash=digest, source="x", payload=payload,
+            last_seen_at=timezone.now(),
+        )  # fmt: skip
+
+    def offered_counting() -> tuple[list[str], int]:
+        with CaptureQueriesContext(connection) as queries:
+            names = [tool.name for tool in async_to_sync(offered_client_tools)(run)]
+        return names, len(queries)
+
+    digest = uuid.uuid4().hex
+    await declares({"tools": {"clientProvided": False}}, digest)
+    assert await sync_to_async(offered_counting)() == ([], 2)  # which is the last, then it whole
+    assert await sync_to_async(offered_counting)() == ([], 1)  # remembered: which is the last only
+    await declares({"tools": {"clientProvided": True}}, uuid.uuid4().hex)
+    assert await sync_to_async(offered_counting)() == (GENERIC, 2)
 
 
 async def test_an_answer_goes_back_after_the_call_it_answers_and_shows_on_the_card(fake_server):

@@ -125,17 +125,39 @@ def answer_events(run: Run) -> list[ag.ToolCallResultEvent]:
 async def offered_client_tools(run: Run) -> list[Tool]:
     """The tools a run offers in ``RunAgentInput.tools``: the product's generic UI tools (ask, form,
     confirm, choose) where the plan offers them (`Plan.offers_frontend_tools`), decided from the
-    agent's last stored declaration: a run never waits for the agent to be discovered again."""
-    declaration = await (
+    agent's last stored declaration: a run never waits for the agent to be discovered again. The
+    decision is remembered by the declaration's hash: a run reads which declaration is the last,
+    and only a declaration not seen before is read whole and decided (off the event loop)."""
+    latest = (
         CapabilitySnapshot.objects.filter(
             endpoint_id=run.conversation.endpoint_id, status=CapabilitySnapshot.Status.DECLARED
         )
         .order_by("-last_seen_at")
-        .values_list("payload", flat=True)
-        .afirst()
+        .values_list("pk", "content_hash")
     )
-    plan = decide_plan(profile=read_agui(declaration))
-    return list(CLIENT_TOOLS) if plan.offers_frontend_tools else []
+    found = await latest.afirst()
+    offers = _OFFERS_FRONTEND_TOOLS.get(found[1]) if found else None
+    if offers is None:
+        offers = await sync_to_async(_offers_frontend_tools)(found[0] if found else None)
+        if found:
+            _OFFERS_FRONTEND_TOOLS[found[1]] = offers
+            while len(_OFFERS_FRONTEND_TOOLS) > _OFFERS_KEPT:
+                _OFFERS_FRONTEND_TOOLS.pop(next(iter(_OFFERS_FRONTEND_TOOLS)))
+    return list(CLIENT_TOOLS) if offers else []
+
+
+# Declaration hash -> whether its plan offers the frontend tools (the oldest forgotten first).
+_OFFERS_FRONTEND_TOOLS: dict[str, bool] = {}
+_OFFERS_KEPT = 256
+
+
+def _offers_frontend_tools(snapshot_id: Any) -> bool:
+    declaration = (
+        CapabilitySnapshot.objects.filter(pk=snapshot_id).values_list("payload", flat=True).first()
+        if snapshot_id is not None
+        else None
+    )
+    return decide_plan(profile=read_agui(declaration)).offers_frontend_tools
 
 
 async def schema_problem(value: Any, schema: Mapping[str, Any] | None) -> str:
