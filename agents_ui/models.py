@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connections, models, router
+from django.db import models
 from django.db.models.functions import Now
 from django.urls import reverse
 from django.utils import timezone
@@ -47,28 +46,6 @@ class AgentEndpointQuerySet(models.QuerySet):
         return enabled.filter(
             models.Q(allowed_groups__isnull=True) | models.Q(allowed_groups__in=user.groups.all())
         ).distinct()
-
-
-@cache
-def _open_to_query(using: str) -> str:
-    """Open to all (no allowed groups), or to a group of the person's (endpoint, endpoint, user)."""
-    from django.contrib.auth import get_user_model
-
-    quote = connections[using].ops.quote_name
-    allowed = AgentEndpoint._meta.get_field("allowed_groups").remote_field.through._meta
-    member = get_user_model()._meta.get_field("groups").remote_field.through._meta
-
-    def link(through: Any, to: Any) -> str:
-        return quote(next(f.column for f in through.concrete_fields if f.related_model is to))
-
-    group = AgentEndpoint._meta.get_field("allowed_groups").related_model
-    return (
-        f"SELECT NOT EXISTS"
-        f" (SELECT 1 FROM {quote(allowed.db_table)} WHERE {link(allowed, AgentEndpoint)} = %s)"
-        f" OR EXISTS (SELECT 1 FROM {quote(allowed.db_table)} a JOIN {quote(member.db_table)} m"
-        f" ON m.{link(member, group)} = a.{link(allowed, group)}"
-        f" WHERE a.{link(allowed, AgentEndpoint)} = %s AND m.{link(member, get_user_model())} = %s)"
-    )
 
 
 class AgentEndpoint(models.Model):
@@ -200,19 +177,6 @@ class AgentEndpoint(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("workspace", kwargs={"slug": self.slug})
 
-    def open_to(self, user: Any) -> bool:
-        """Whether this user may use this endpoint, read already: the rule of
-        AgentEndpointQuerySet.usable_by for one endpoint, in one prepared statement (a request that
-        opens a run or a workspace asks it, and the queryset's joins cost more to build than to run)."""
-        if not self.enabled or not user.is_authenticated:
-            return False
-        if user.is_superuser:
-            return True
-        using = router.db_for_read(AgentEndpoint)
-        with connections[using].cursor() as cursor:
-            cursor.execute(_open_to_query(using), [self.pk, self.pk, user.pk])
-            return bool(cursor.fetchone()[0])
-
     def clean(self) -> None:
         errors = {}
         if self.auth_kind == self.AuthKind.HEADER and not self.auth_header_name:
@@ -306,7 +270,6 @@ class Conversation(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
-        # The workspace's side list: a person's latest with one agent, read without sorting them all.
         indexes = [models.Index(fields=["user", "endpoint", "-updated_at"], name="conversation_recent")]
 
     def __str__(self) -> str:
@@ -349,8 +312,7 @@ class Run(models.Model):
     # When the agent's first event arrived: the time to its first word is this less started_at.
     first_event_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # The tokens the agent said the run took, summed per kind ({"input_tokens": 120, ...}), when
-    # it said (agents_ui.monitoring.runs.token_counts).
+    # The tokens the agent said the run took, per kind ({"input_tokens": 120, ...}): token_counts.
     usage = models.JSONField(null=True, blank=True)
     # What the AG-UI consumer rules stripped or translated in the agent's stream (sentences for staff,
     # docs/PROTOCOLS.md 1.7), and the rule it broke when one ended the run: {"rule", "spec", "event"}.

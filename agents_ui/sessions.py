@@ -9,26 +9,24 @@ Django's database sessions and ModelBackend, with the same rules, read different
   on the user object for the request as ModelBackend keeps them, and the async checks
   (`ahas_perm`) read them in one trip to a thread instead of two.
 
-The ORM builds each of these queries again for every request: building them took most of their
-cost (about 0.2 ms of CPU each for the session and the person, 0.7 ms for the permissions, against
-0.02 to 0.09 ms this way), paid on every request a busy web process serves.
+The statements are agents_ui/prepared.py's, and why: the ORM builds a query again for every request.
 """
 
 from __future__ import annotations
 
 import logging
-from functools import cache
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import Group, Permission
-from django.contrib.contenttypes.models import ContentType
+from django.contrib.auth.models import Permission
 from django.contrib.sessions.backends import db
 from django.core.exceptions import SuspiciousOperation
 from django.db import connections, router
 from django.utils import timezone
+
+from agents_ui.prepared import permissions_query, person_query
 
 
 class SessionStore(db.SessionStore):
@@ -58,48 +56,13 @@ class SessionStore(db.SessionStore):
         return await sync_to_async(self._get_session_from_db)()
 
 
-@cache
-def _person_query() -> str:
-    User = get_user_model()
-    quote = connections[router.db_for_read(User)].ops.quote_name
-    columns = ", ".join(quote(field.column) for field in User._meta.concrete_fields)
-    return f"SELECT {columns} FROM {quote(User._meta.db_table)} WHERE {quote(User._meta.pk.column)} = %s"
-
-
-@cache
-def _permissions_query() -> str:
-    """Every permission of a person, their own and their groups' (app label, codename)."""
-    User = get_user_model()
-    quote = connections[router.db_for_read(Permission)].ops.quote_name
-    own = User._meta.get_field("user_permissions").remote_field.through._meta
-    member = User._meta.get_field("groups").remote_field.through._meta
-    granted = Group._meta.get_field("permissions").remote_field.through._meta
-
-    def column(model: Any, name: str) -> str:
-        return quote(model._meta.get_field(name).column)
-
-    def link(through: Any, to: Any) -> str:
-        return quote(next(f.column for f in through.concrete_fields if f.related_model is to))
-
-    permission = quote(Permission._meta.pk.column)
-    return (
-        f"SELECT t.{column(ContentType, 'app_label')}, p.{column(Permission, 'codename')}"
-        f" FROM {quote(Permission._meta.db_table)} p JOIN {quote(ContentType._meta.db_table)} t"
-        f" ON t.{quote(ContentType._meta.pk.column)} = p.{column(Permission, 'content_type')}"
-        f" WHERE p.{permission} IN"
-        f" (SELECT {link(own, Permission)} FROM {quote(own.db_table)} WHERE {link(own, User)} = %s)"
-        f" OR p.{permission} IN (SELECT g.{link(granted, Permission)} FROM {quote(granted.db_table)} g"
-        f" JOIN {quote(member.db_table)} m ON m.{link(member, Group)} = g.{link(granted, Group)}"
-        f" WHERE m.{link(member, User)} = %s)"
-    )
-
-
 class PersonBackend(ModelBackend):
     """ModelBackend (the same sign-in, the same rules for who may act), its reads prepared."""
 
     def get_user(self, user_id: Any) -> Any:
         User = get_user_model()
-        found = list(User._default_manager.raw(_person_query(), [user_id]))
+        using = router.db_for_read(User)
+        found = list(User._default_manager.raw(person_query(using), [user_id]).using(using))
         user = found[0] if found else None
         return user if user is not None and self.user_can_authenticate(user) else None
 
@@ -112,9 +75,9 @@ class PersonBackend(ModelBackend):
         if user_obj.is_superuser:  # every permission there is: ModelBackend's own reading
             return super().get_all_permissions(user_obj, obj)
         if not hasattr(user_obj, "_perm_cache"):
-            connection = connections[router.db_for_read(Permission)]
-            with connection.cursor() as cursor:
-                cursor.execute(_permissions_query(), [user_obj.pk, user_obj.pk])
+            using = router.db_for_read(Permission)
+            with connections[using].cursor() as cursor:
+                cursor.execute(permissions_query(using), [user_obj.pk, user_obj.pk])
                 user_obj._perm_cache = {f"{app}.{codename}" for app, codename in cursor.fetchall()}
         return user_obj._perm_cache
 

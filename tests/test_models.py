@@ -59,6 +59,7 @@ def test_auth_headers_carry_the_credential():
 def test_an_endpoint_is_open_to_exactly_the_people_its_list_rule_lets_use_it():
     from django.contrib.auth.models import AnonymousUser, Group
 
+    from agents_ui.views.access import open_to
     from tests.factories import make_user
 
     finance, legal = Group.objects.create(name="finance"), Group.objects.create(name="legal")
@@ -74,6 +75,6 @@ def test_an_endpoint_is_open_to_exactly_the_people_its_list_rule_lets_use_it():
     for person in people:
         listed = set(AgentEndpoint.objects.usable_by(person).values_list("pk", flat=True))
         for endpoint in (everyone, for_finance, for_both, off):
-            assert endpoint.open_to(person) == (endpoint.pk in listed), (person, endpoint)
-    assert for_finance.open_to(accountant) and not for_finance.open_to(lawyer)
-    assert for_both.open_to(lawyer) and not for_both.open_to(outsider) and not off.open_to(root)
+            assert open_to(endpoint, person) == (endpoint.pk in listed), (person, endpoint)
+    assert open_to(for_finance, accountant) and not open_to(for_finance, lawyer)
+    assert open_to(for_both, lawyer) and not open_to(for_both, outsider) and not open_to(off, root)

@@ -512,7 +512,8 @@ def _begin(run: Run, live: LiveRun, trace_id: str | None) -> Future[list[tuple[R
     """The run marked running, fenced by its lease (None: stopped before it began, or taken back),
     with what the drive starts from, in one trip to a thread: the answers of the conversation saved
     already (a MESSAGES_SNAPSHOT repeats them; they are saved once, with the run that said them), and
-    the thread's earlier runs, as a future whose failure the drive reports as the run's."""
+    the thread's earlier runs, as a future whose failure the drive reports as the run's. A run
+    that the send which made its conversation hands on (`first_of_thread`) has neither to read."""
     if (
         not _fenced(run, live)
         .exclude(status__in=Run.FINISHED)
@@ -523,10 +524,13 @@ def _begin(run: Run, live: LiveRun, trace_id: str | None) -> Future[list[tuple[R
         )
     ):
         return None
+    earlier: Future[list[tuple[Run, Transcript]]] = Future()
+    if getattr(run, "first_of_thread", False):  # saved with its new conversation: nothing before it
+        earlier.set_result([])
+        return earlier
     saved = Message.objects.filter(conversation=run.conversation).exclude(remote_id="")
     for role, remote_id in saved.values_list("role", "remote_id"):
         live._saved_messages.add(f"reasoning:{remote_id}" if role == Message.Role.REASONING else remote_id)
-    earlier: Future[list[tuple[Run, Transcript]]] = Future()
     try:
         earlier.set_result(thread_runs(run.conversation, before=run))
     except Exception as exc:

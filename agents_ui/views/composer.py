@@ -351,5 +351,6 @@ def save_turn(
         return *earlier, False
     conversation.endpoint = endpoint
     run.conversation = conversation
+    run.first_of_thread = new_thread  # a drive started from here has no earlier runs to read
     saved_with(message, "attachments", attachments)  # for the page: the message as saved
     return run, message, True

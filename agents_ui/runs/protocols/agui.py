@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from agents_ui.capabilities import read_agui
 from agents_ui.decisions import decide as decide_plan
+from agents_ui.endpoints.memo import Memo
 from agents_ui.models import ApprovalRecord, CapabilitySnapshot, Run
 from agents_ui.runs.inputs import RunRequest, ToolAnswer, agui_input
 from agents_ui.runs.protocols.base import Decided, ProtocolAdapter, Refused, RunContext, action_run
@@ -140,15 +141,12 @@ async def offered_client_tools(run: Run) -> list[Tool]:
     if offers is None:
         offers = await sync_to_async(_offers_frontend_tools)(found[0] if found else None)
         if found:
-            _OFFERS_FRONTEND_TOOLS[found[1]] = offers
-            while len(_OFFERS_FRONTEND_TOOLS) > _OFFERS_KEPT:
-                _OFFERS_FRONTEND_TOOLS.pop(next(iter(_OFFERS_FRONTEND_TOOLS)))
+            _OFFERS_FRONTEND_TOOLS.put(found[1], offers)
     return list(CLIENT_TOOLS) if offers else []
 
 
-# Declaration hash -> whether its plan offers the frontend tools (the oldest forgotten first).
-_OFFERS_FRONTEND_TOOLS: dict[str, bool] = {}
-_OFFERS_KEPT = 256
+# A declaration's hash (of its whole content) -> whether its plan offers the frontend tools.
+_OFFERS_FRONTEND_TOOLS = Memo("offers frontend tools", size=256)
 
 
 def _offers_frontend_tools(snapshot_id: Any) -> bool:
