@@ -1,6 +1,7 @@
 """The statements every request makes, written once per process instead of built by the ORM each
-time: who is signed in (agents_ui/sessions.py) and whether they may use an endpoint
-(agents_ui/views/access.open_to). Tables and columns come from the models' own metadata.
+time: who is signed in (agents_ui/sessions.py), whether they may use an endpoint
+(agents_ui/views/access.open_to), and the side list's latest conversations, drawn again with every
+send (agents_ui/views/conversations.Recent). Tables and columns come from the models' own metadata.
 
 Building these queries took most of their cost: the ORM compiles a query again for every request
 (about 0.2 ms of CPU for a session or a person, 0.6 to 0.7 ms for permissions or an endpoint's
@@ -81,4 +82,28 @@ def open_to_query(endpoint_model: Any, using: str) -> str:
         f" OR EXISTS (SELECT 1 FROM {quote(allowed.db_table)} a JOIN {quote(member.db_table)} m"
         f" ON m.{link(member, group)} = a.{link(allowed, group)}"
         f" WHERE a.{link(allowed, endpoint_model)} = %s AND m.{link(member, User)} = %s)"
+    )
+
+
+@cache
+def recent_query(using: str) -> str:
+    """A person's latest conversations with one agent, an agent's side of a comparison left out until
+    the person continued it (views/conversations.listed): (user, endpoint, how many)."""
+    from agents_ui.comparisons import ComparePane
+    from agents_ui.models import Conversation
+
+    quote = connections[using].ops.quote_name
+
+    def column(model: Any, name: str) -> str:
+        return quote(model._meta.get_field(name).column)
+
+    shown = ", ".join(f"c.{column(Conversation, name)}" for name in ("id", "endpoint", "title", "updated_at"))
+    return (
+        f"SELECT {shown} FROM {quote(Conversation._meta.db_table)} c"
+        f" LEFT OUTER JOIN {quote(ComparePane._meta.db_table)} p"
+        f" ON p.{column(ComparePane, 'conversation')} = c.{quote(Conversation._meta.pk.column)}"
+        f" WHERE c.{column(Conversation, 'user')} = %s AND c.{column(Conversation, 'endpoint')} = %s"
+        f" AND NOT (p.{quote(ComparePane._meta.pk.column)} IS NOT NULL"
+        f" AND p.{column(ComparePane, 'continued_at')} IS NULL)"
+        f" ORDER BY c.{column(Conversation, 'updated_at')} DESC LIMIT %s"
     )

@@ -78,3 +78,39 @@ def test_an_endpoint_is_open_to_exactly_the_people_its_list_rule_lets_use_it():
             assert open_to(endpoint, person) == (endpoint.pk in listed), (person, endpoint)
     assert open_to(for_finance, accountant) and not open_to(for_finance, lawyer)
     assert open_to(for_both, lawyer) and not open_to(for_both, outsider) and not open_to(off, root)
+
+
+@pytest.mark.django_db
+def test_the_side_lists_latest_conversations_are_the_ones_the_conversations_rule_lists():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agents_ui.comparisons import ComparePane, CompareSession
+    from agents_ui.models import Conversation
+    from agents_ui.views.conversations import RECENT_LIMIT, Recent, listed
+    from tests.factories import make_user
+
+    person, someone_else = make_user(), make_user()
+    agent, other_agent = make_endpoint(), make_endpoint()
+    session = CompareSession.objects.create(user=person, content="Which is better?")
+    now = timezone.now()
+    for i in range(RECENT_LIMIT + 4):
+        for owner, endpoint in ((person, agent), (person, other_agent), (someone_else, agent)):
+            conversation = Conversation.objects.create(user=owner, endpoint=endpoint, title=f"#{i}")
+            Conversation.objects.filter(pk=conversation.pk).update(updated_at=now - timedelta(minutes=i))
+            if i % 3 and owner is person:  # a side of a comparison: shown once continued
+                ComparePane.objects.create(
+                    session=session,
+                    position=ComparePane.objects.count(),
+                    conversation=conversation,
+                    continued_at=now if i % 3 == 2 else None,
+                )
+    for owner, endpoint in ((person, agent), (person, other_agent), (someone_else, agent)):
+        expected = listed(Conversation.objects.filter(user=owner, endpoint=endpoint)).order_by("-updated_at")
+        shown = list(Recent(owner, endpoint))
+        assert [c.pk for c in shown] == [c.pk for c in expected[:RECENT_LIMIT]]
+        assert [(c.title, c.updated_at, c.endpoint) for c in shown] == [
+            (c.title, c.updated_at, endpoint) for c in expected[:RECENT_LIMIT]
+        ]
+    assert len(Recent(person, agent)) == RECENT_LIMIT  # the ones left out leave room for older ones

@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db import router
 from django.db.models import OuterRef, Q, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -18,6 +19,7 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agents_ui.models import AgentEndpoint, Conversation, Message, Run
+from agents_ui.prepared import recent_query
 from agents_ui.runs.live import live_run
 from agents_ui.views.access import usable_endpoint
 from agents_ui.views.htmx import HtmxHttpRequest
@@ -74,9 +76,9 @@ class Recent:
 
     @cached_property
     def conversations(self) -> list[Conversation]:
-        found = listed(Conversation.objects.filter(user=self.user, endpoint=self.endpoint))
-        found = found.only("id", "title", "updated_at", "endpoint_id").order_by("-updated_at")
-        listed_here = list(found[:RECENT_LIMIT])
+        using = router.db_for_read(Conversation)
+        found = Conversation.objects.raw(recent_query(using), [self.user.pk, self.endpoint.pk, RECENT_LIMIT])
+        listed_here = list(found.using(using))
         for conversation in listed_here:
             conversation.endpoint = self.endpoint
         return listed_here
