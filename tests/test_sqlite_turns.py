@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db import OperationalError, connections, transaction
 from django.db.backends.sqlite3.base import DatabaseWrapper as DjangoSQLite
 
-from project.sqlite.base import DatabaseWrapper
+from project.sqlite.base import DatabaseWrapper, Turns, _Waiter
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -142,3 +142,93 @@ def test_an_in_memory_database_keeps_sqlites_own_locks():
         assert memory._turn is None and not memory.in_turn
     finally:
         memory.close()
+
+
+# --- The line for the turn (project.sqlite.base.Turns), on its own ---------------------------------
+
+
+def queued(turns, count: int) -> None:
+    for _ in range(500):
+        with turns._guard:
+            if len(turns._waiting) == count:
+                return
+        threading.Event().wait(0.01)
+    raise AssertionError(f"{count} threads never queued")
+
+
+@pytest.mark.django_db(transaction=False)
+def test_the_turn_goes_to_the_writers_in_the_order_they_asked_for_it():
+    turns, order = Turns(), []
+    assert turns.acquire()
+
+    def writer(name: str) -> None:
+        assert turns.acquire(timeout=10)
+        order.append(name)
+        turns.release()
+
+    threads = []
+    for i, name in enumerate("abcde"):
+        threads.append(threading.Thread(target=writer, args=(name,)))
+        threads[-1].start()
+        queued(turns, i + 1)
+    turns.release()
+    for thread in threads:
+        thread.join(10)
+    assert order == list("abcde") and not turns.locked()
+
+
+@pytest.mark.django_db(transaction=False)
+def test_a_turn_offered_to_the_first_in_line_waits_for_it_until_the_offer_lapses(monkeypatch):
+    turns, slow = Turns(), _Waiter()  # first in line, its thread not yet running
+    assert turns.acquire()
+    turns._waiting.append(slow)
+    turns.release()
+    assert turns._offered is slow and slow.woken
+    assert not turns.acquire(timeout=0)  # a thread that just asked goes behind it
+    assert list(turns._waiting) == [slow]
+    monkeypatch.setattr(turns, "OFFER_SECONDS", -1.0)  # the offer lapsed
+    assert turns.acquire(timeout=0) and turns._offered is None
+    assert list(turns._waiting) == [slow]  # still first in line, and offered the turn again next
+    turns.release()
+    assert turns._offered is slow and not turns.locked()
+    assert slow.wake.acquire(blocking=False) and not slow.wake.acquire(blocking=False)  # woken once
+
+
+@pytest.mark.django_db(transaction=False)
+def test_a_writer_that_waits_past_its_timeout_leaves_the_line():
+    turns, got = Turns(), []
+    assert turns.acquire()
+    late = threading.Thread(target=lambda: got.append(turns.acquire(timeout=0.05)))
+    late.start()
+    late.join(10)
+    assert got == [False] and not turns._waiting and turns.locked()
+    turns.release()
+    assert turns.acquire(timeout=0)
+
+
+@pytest.mark.django_db(transaction=False)
+def test_a_writer_interrupted_in_line_leaves_it_and_the_turn_offered_to_it_goes_to_the_next(monkeypatch):
+    from project.sqlite import base
+
+    turns, behind = Turns(), _Waiter()
+    assert turns.acquire()
+
+    class Interrupted:
+        def acquire(self, timeout: float = -1) -> bool:
+            turns._waiting.append(behind)  # another writer queues behind it
+            turns.release()  # the turn is given back and offered to the interrupted one
+            raise KeyboardInterrupt
+
+        def release(self) -> None:
+            pass
+
+    class InterruptedWaiter(_Waiter):
+        def __init__(self) -> None:
+            super().__init__()
+            self.wake = Interrupted()
+
+    monkeypatch.setattr(base, "_Waiter", InterruptedWaiter)
+    with pytest.raises(KeyboardInterrupt):
+        turns.acquire(timeout=10)
+    assert list(turns._waiting) == [behind] and turns._offered is behind and behind.woken
+    assert not turns.locked()
