@@ -59,6 +59,9 @@ TOPICS = ["solar panels", "tidal power", "heat pumps", "wind farms", "battery st
 # The demo support desk allows 600 messages an hour and 20 a minute per conversation.
 SUPPORT_DESK_HOURLY = 600
 SUPPORT_DESK_MIN_INTERVAL = 3.5
+# The demo research assistant declares 10 messages a minute (custom.rateLimit), counted per person
+# over all their conversations with it.
+RESEARCH_PER_MINUTE = 10
 
 COMPLETE_MESSAGE = re.compile(r'<article class="msg msg-assistant" id="[^"]*" data-message="([^"]*)"')
 RUN_STATUS = re.compile(r'data-run-status="(\w+)"')
@@ -361,6 +364,15 @@ async def drive(base: str, users: list[str], args: argparse.Namespace, stats: St
     on_desk = sum(1 for i in range(args.conversations) if slugs[i % len(slugs)] == "support-desk")
     # Stay under the demo support desk's declared limits: it would answer 429, rightly.
     desk_interval = max(SUPPORT_DESK_MIN_INTERVAL, on_desk * args.seconds / (SUPPORT_DESK_HOURLY * 0.85))
+    # ... and under the research assistant's: the composer refuses past it, rightly, with "send it
+    # again in n seconds" (a quick machine's turns had gone over it).
+    researching = Counter(
+        i // CONVERSATIONS_PER_USER
+        for i in range(args.conversations)
+        if slugs[i % len(slugs)] == "research-assistant"
+    )
+    research_interval = max(researching.values(), default=0) * 60 / (RESEARCH_PER_MINUTE * 0.85)
+    intervals = {"support-desk": desk_interval, "research-assistant": research_interval}
     started = time.monotonic()
     deadline = started + args.seconds
     tasks = [
@@ -370,7 +382,7 @@ async def drive(base: str, users: list[str], args: argparse.Namespace, stats: St
             slugs[i % len(slugs)],
             deadline,
             args.think,
-            desk_interval if slugs[i % len(slugs)] == "support-desk" else 0.0,
+            intervals.get(slugs[i % len(slugs)], 0.0),
             args.turns,
         )
         for i in range(args.conversations)
