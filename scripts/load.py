@@ -242,7 +242,9 @@ class Person:
         self.client = httpx.AsyncClient(
             base_url=base,
             timeout=httpx.Timeout(120, connect=30),
-            limits=httpx.Limits(max_connections=4 * CONVERSATIONS_PER_USER),
+            # Idle connections dropped before the server's keep-alive of 5 s (uvicorn's) ends them: a
+            # request never goes out on a connection the server is closing (a ReadError, not a fault).
+            limits=httpx.Limits(max_connections=4 * CONVERSATIONS_PER_USER, keepalive_expiry=4.0),
             follow_redirects=False,
         )
 
